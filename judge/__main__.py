@@ -1,0 +1,3 @@
+from judge.cli import app
+
+app(prog_name="tpuzzle")

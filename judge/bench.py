@@ -1,0 +1,190 @@
+"""Timing: triton.testing.do_bench, statistics, throughput and speed of light.
+
+The measuring functions (`time_calls`, `cross_check`, `calibrate`) run in the worker, on the
+device; the arithmetic (`summarize`, `throughput`, `consistent`) is pure and runs in the parent.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import statistics
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from judge.spec import PuzzleSpec, evaluate
+
+WARMUP_MS = 25  # do_bench warm-up budget
+REP_MS = 100  # do_bench repetition budget
+CROSS_CHECK_CALLS = 20  # synchronised calls in the wall-clock cross-check
+ABOVE_SOL_MARGIN = 1.05  # a result over 105% of the measured peak is flagged
+CALIBRATION_FILE = "calibration.json"
+
+
+# ------------------------------------------------------------------------------- in the worker
+
+
+def time_calls(
+    fn: Callable[[], object], warmup_ms: int = WARMUP_MS, rep_ms: int = REP_MS
+) -> list[float]:
+    """Every timed sample of fn in milliseconds, from triton.testing.do_bench.
+
+    do_bench calls fn once before timing (so a first call's compile is never timed), flushes the
+    L2 cache before every timed call and records CUDA events around it.
+    """
+    from triton.testing import do_bench
+
+    times = do_bench(fn, warmup=warmup_ms, rep=rep_ms, return_mode="all")
+    return [float(t) for t in times]
+
+
+def cross_check(fn: Callable[[], object], calls: int = CROSS_CHECK_CALLS) -> dict[str, float]:
+    """Event time against device-synchronised wall time, call by call.
+
+    Each call is bracketed by CUDA events on the current stream and followed by a device-wide
+    synchronise; the wall clock therefore includes work the call left running on other streams.
+    The same loop around an empty function gives the synchronisation overhead.
+    """
+    import torch
+
+    def loop(target: Callable[[], object]) -> tuple[float, float]:
+        events, walls = [], []
+        for _ in range(calls):
+            start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            torch.cuda.synchronize()
+            t0 = time.perf_counter()
+            start.record()
+            target()
+            end.record()
+            torch.cuda.synchronize()
+            walls.append((time.perf_counter() - t0) * 1e3)
+            events.append(start.elapsed_time(end))
+        return statistics.median(events), statistics.median(walls)
+
+    event_ms, wall_ms = loop(fn)
+    _, baseline_ms = loop(lambda: None)
+    return {"event_ms": event_ms, "wall_ms": wall_ms, "baseline_ms": baseline_ms}
+
+
+def calibrate() -> dict:
+    """The device's own peaks: device-to-device copy bandwidth and dense matmul throughput."""
+    import torch
+
+    copy_gbps = _copy_bandwidth(1 << 28)
+    peaks = {}
+    n = 8192
+    for name, dtype, tf32 in (
+        ("matmul_fp32", torch.float32, False),
+        ("matmul_tf32", torch.float32, True),
+        ("matmul_fp16", torch.float16, False),
+    ):
+        a = torch.randn(n, n, device="cuda", dtype=dtype)
+        b = torch.randn(n, n, device="cuda", dtype=dtype)
+        previous = torch.backends.cuda.matmul.allow_tf32
+        torch.backends.cuda.matmul.allow_tf32 = tf32
+        ms = statistics.median(time_calls(lambda a=a, b=b: a @ b))
+        torch.backends.cuda.matmul.allow_tf32 = previous
+        peaks[name] = 2 * n**3 / ms / 1e9
+    return {"copy_gbps": copy_gbps, "peaks_tflops": peaks}
+
+
+def _copy_bandwidth(n: int) -> float:
+    """GB/s of a device-to-device copy of n floats, counting bytes read and bytes written."""
+    import torch
+
+    src = torch.empty(n, dtype=torch.float32, device="cuda").uniform_()
+    dst = torch.empty_like(src)
+    copy_ms = statistics.median(time_calls(lambda: dst.copy_(src)))
+    return 2 * n * 4 / copy_ms / 1e6
+
+
+# ------------------------------------------------------------------------------- in the parent
+
+
+def summarize(times: list[float]) -> tuple[float, float, float, int]:
+    """(median, p20, p80, samples) of timed calls in milliseconds."""
+    ordered = sorted(times)
+
+    def quantile(q: float) -> float:
+        pos = q * (len(ordered) - 1)
+        lo, hi = int(pos), min(int(pos) + 1, len(ordered) - 1)
+        return ordered[lo] + (ordered[hi] - ordered[lo]) * (pos - lo)
+
+    return statistics.median(ordered), quantile(0.2), quantile(0.8), len(ordered)
+
+
+def work(spec: PuzzleSpec, sizes: dict[str, int]) -> float:
+    """Bytes or FLOP one call must move or compute, from the spec's formula."""
+    return float(evaluate(spec.speed_of_light.formula, dict(sizes)))
+
+
+def throughput(
+    spec: PuzzleSpec, sizes: dict[str, int], median_ms: float
+) -> tuple[float | None, float | None]:
+    """(GB/s, TFLOP/s): the one that the spec's speed-of-light measure names, the other None."""
+    amount = work(spec, sizes)
+    if spec.speed_of_light.measure == "bytes":
+        return amount / median_ms / 1e6, None
+    return None, amount / median_ms / 1e9
+
+
+def sol_percent(
+    spec: PuzzleSpec, gbps: float | None, tflops: float | None, calibration: dict | None
+) -> float | None:
+    """Achieved throughput as a percentage of the device's measured peak."""
+    if not calibration:
+        return None
+    peak_name = spec.speed_of_light.peak
+    if peak_name == "copy_bandwidth":
+        peak, achieved = calibration.get("copy_gbps"), gbps
+    else:
+        peak, achieved = calibration.get("peaks_tflops", {}).get(peak_name), tflops
+    if not peak or achieved is None:
+        return None
+    return 100.0 * achieved / peak
+
+
+def consistent(check: dict[str, float]) -> bool:
+    """False when the events saw much less time than the device-synchronised wall clock.
+
+    That happens when solve() returns with its work still running on another stream. The
+    synchronisation overhead (baseline) is taken off the wall time first; differences under 50 us
+    are not judged.
+    """
+    device_ms = check["wall_ms"] - check["baseline_ms"]
+    return not (device_ms > 0.05 and check["event_ms"] < 0.5 * device_ms)
+
+
+def is_tie(a: tuple[float, float, float], b: tuple[float, float, float]) -> bool:
+    """Two (median, p20, p80) results whose medians lie within each other's p20-p80 spread."""
+    return a[1] <= b[0] <= a[2] or b[1] <= a[0] <= b[2]
+
+
+# ------------------------------------------------------------------------------- calibration cache
+
+
+def cache_dir() -> Path:
+    base = os.environ.get("TPUZZLE_CACHE") or os.environ.get("XDG_CACHE_HOME") or "~/.cache"
+    path = Path(base).expanduser() / ("" if os.environ.get("TPUZZLE_CACHE") else "tpuzzle")
+    return path
+
+
+def load_calibration(key: str) -> dict | None:
+    try:
+        return json.loads((cache_dir() / CALIBRATION_FILE).read_text()).get(key)
+    except (OSError, ValueError):
+        return None
+
+
+def save_calibration(key: str, values: dict) -> None:
+    path = cache_dir() / CALIBRATION_FILE
+    try:
+        data = json.loads(path.read_text())
+    except (OSError, ValueError):
+        data = {}
+    data[key] = values
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps(data, indent=2))
+    tmp.replace(path)

@@ -1,0 +1,197 @@
+"""The parent's side of a worker process: start it, talk to it, time it out, kill it.
+
+Commands go down one pipe and events come up another, one JSON object per line; the worker's
+stdout and stderr go to a third pipe, drained in a thread and capped. The worker runs in a new
+session so that killing its process group also kills whatever it started.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import select
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+OUTPUT_HEAD = 16 * 1024  # bytes of a worker's output kept from the start
+OUTPUT_TAIL = 16 * 1024  # and from the end
+POLL_S = 0.2  # how often a wait checks whether the worker is still alive
+
+
+class WorkerFailure(Exception):
+    """The worker did not answer as asked: verdict 'error' or 'rejected', with a reason."""
+
+    verdict = "error"
+
+    def __init__(self, kind: str, message: str):
+        super().__init__(message)
+        self.kind, self.message = kind, message
+
+
+class WorkerDied(WorkerFailure):
+    pass
+
+
+class WorkerTimeout(WorkerFailure):
+    pass
+
+
+class WorkerReported(WorkerFailure):
+    """The worker itself reported an error or a rejection."""
+
+    def __init__(self, verdict: str, kind: str, message: str):
+        super().__init__(kind, message)
+        self.verdict = verdict
+
+
+class CappedOutput:
+    """Keeps the head and tail of a stream of any length."""
+
+    def __init__(self):
+        self.head, self.tail, self.total = bytearray(), bytearray(), 0
+
+    def add(self, chunk: bytes) -> None:
+        self.total += len(chunk)
+        room = OUTPUT_HEAD - len(self.head)
+        self.head += chunk[:room]
+        self.tail = (self.tail + chunk[room:])[-OUTPUT_TAIL:] if len(chunk) > room else self.tail
+
+    def text(self) -> str:
+        omitted = self.total - len(self.head) - len(self.tail)
+        middle = f"\n[... {omitted} bytes of output omitted ...]\n" if omitted > 0 else ""
+        return (
+            bytes(self.head).decode(errors="replace")
+            + middle
+            + bytes(self.tail).decode(errors="replace")
+        )
+
+
+class WorkerProcess:
+    def __init__(self, proc: subprocess.Popen, cmd_fd: int, event_fd: int):
+        self.proc, self.cmd_fd, self.event_fd = proc, cmd_fd, event_fd
+        self.pending = b""
+        self.captured = CappedOutput()
+        self.drain = threading.Thread(target=self._drain, daemon=True)
+        self.drain.start()
+
+    @classmethod
+    def start(cls, job_dir: Path, env: dict[str, str]) -> WorkerProcess:
+        cmd_r, cmd_w = os.pipe()
+        event_r, event_w = os.pipe()
+        work = job_dir / "work"
+        work.mkdir(exist_ok=True)
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "judge.worker", str(job_dir), str(cmd_r), str(event_w)],
+            cwd=work,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            pass_fds=(cmd_r, event_w),
+            start_new_session=True,
+        )
+        os.close(cmd_r)
+        os.close(event_w)
+        return cls(proc, cmd_w, event_r)
+
+    def _drain(self) -> None:
+        while chunk := self.proc.stdout.read1(65536):
+            self.captured.add(chunk)
+
+    def output(self) -> str:
+        return self.captured.text()
+
+    # ------------------------------------------------------------------------ talking
+
+    def send(self, command: dict, phase: str) -> None:
+        try:
+            os.write(self.cmd_fd, (json.dumps(command) + "\n").encode())
+        except OSError:
+            raise self.died(phase) from None
+
+    def expect(self, name: str, timeout: float, phase: str) -> dict:
+        """The next event, which must be `name`; raises a WorkerFailure otherwise."""
+        event = self.next_event(timeout, phase)
+        if event["event"] in ("error", "rejected"):
+            raise WorkerReported(event["event"], event["kind"], event["message"])
+        if event["event"] != name:
+            raise WorkerReported(
+                "error", "protocol", f"unexpected {event['event']!r} while {phase}"
+            )
+        return event
+
+    def expect_ok(self, command: dict, name: str, timeout: float, phase: str) -> dict:
+        self.send(command, phase)
+        return self.expect(name, timeout, phase)
+
+    def next_event(self, timeout: float, phase: str) -> dict:
+        deadline = time.monotonic() + timeout
+        while b"\n" not in self.pending:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                self.kill()
+                raise WorkerTimeout(
+                    "timeout",
+                    f"no answer within {timeout:g} s while {phase}: "
+                    "an infinite loop, or a kernel that never ends?",
+                )
+            ready, _, _ = select.select([self.event_fd], [], [], min(POLL_S, remaining))
+            chunk = os.read(self.event_fd, 1 << 16) if ready else b""
+            if ready and not chunk or not ready and self.proc.poll() is not None:
+                raise self.died(phase)
+            self.pending += chunk
+        line, self.pending = self.pending.split(b"\n", 1)
+        try:
+            return json.loads(line)
+        except ValueError:
+            raise WorkerReported("error", "protocol", f"garbled message while {phase}") from None
+
+    def died(self, phase: str) -> WorkerDied:
+        try:
+            code = self.proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.kill()
+            code = self.proc.wait()
+        if code < 0:
+            name = signal.Signals(-code).name
+            what = {
+                "SIGSEGV": " (segmentation fault)",
+                "SIGABRT": " (abort)",
+                "SIGBUS": " (bus error)",
+                "SIGKILL": " (killed)",
+            }.get(name, "")
+            return WorkerDied("crash", f"the worker died from {name}{what} while {phase}")
+        return WorkerDied(
+            "exit",
+            f"the worker exited with code {code} while {phase} "
+            "(os._exit or sys.exit in the submission?)",
+        )
+
+    # ------------------------------------------------------------------------ ending
+
+    def kill(self) -> None:
+        try:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+
+    def stop(self) -> None:
+        """Ask the worker to exit, then kill its whole group whatever it did."""
+        if self.proc.poll() is None:
+            try:
+                os.write(self.cmd_fd, b'{"op": "exit"}\n')
+                self.proc.wait(timeout=5)
+            except (OSError, subprocess.TimeoutExpired):
+                pass
+        self.kill()
+        self.proc.wait()
+        for fd in (self.cmd_fd, self.event_fd):
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+        self.drain.join(timeout=2)

@@ -1,0 +1,186 @@
+"""Pure comparison: tolerances, sentinels, guard bands, the mismatch report and hints.
+
+Everything here takes CPU tensors and returns results dataclasses; nothing runs a submission.
+"""
+
+from __future__ import annotations
+
+import torch
+
+from judge.inputs import GUARD_BYTE, Layout, sentinel
+from judge.results import BufferCheck, Mismatch
+from judge.spec import FLOAT_DTYPES, Tolerance
+
+FIRST_MISMATCHES = 5  # wrong elements listed in a report
+
+
+def modified_elements(region: torch.Tensor) -> int:
+    """Elements of a guard region whose bytes are no longer the guard pattern."""
+    if region.numel() == 0:
+        return 0
+    raw = region.contiguous().view(torch.uint8).view(region.numel(), -1)
+    return int((raw != GUARD_BYTE).any(dim=1).sum())
+
+
+def sentinel_mask(data: torch.Tensor, dtype: str) -> torch.Tensor:
+    """True where an element still holds the sentinel bit pattern (never written)."""
+    item = data.element_size()
+    bits = {1: torch.uint8, 2: torch.int16, 4: torch.int32, 8: torch.int64}[item]
+    return data.contiguous().view(bits) == sentinel(dtype).view(bits)
+
+
+def compare(got: torch.Tensor, expected: torch.Tensor, tol: Tolerance) -> torch.Tensor:
+    """True where got is acceptable: written as `err <= tol`, so a NaN never passes by accident.
+
+    Equal values pass even when infinite; a NaN passes only where the reference is NaN too.
+    """
+    got, expected = got.double(), expected.double()
+    err = (got - expected).abs()
+    ok = err <= tol.atol + tol.rtol * expected.abs()
+    ok |= got == expected
+    ok |= got.isnan() & expected.isnan()
+    return ok
+
+
+def check_output(
+    lay: Layout, full: torch.Tensor, expected: torch.Tensor, tol: Tolerance, was_output: bool
+) -> BufferCheck:
+    """An output (or in-place) buffer against the reference, with its guard bands."""
+    data = full[lay.guard : lay.guard + lay.n]
+    ok = compare(data, expected, tol)
+    got, exp = data.double(), expected.double()
+    err = (got - exp).abs()
+    err = torch.where(ok, torch.zeros_like(err), err.nan_to_num(nan=float("inf")))
+    bad = (~ok).nonzero().flatten()
+    first = tuple(
+        Mismatch(index=int(i), got=float(got[i]), expected=float(exp[i]), error=float(err[i]))
+        for i in bad[:FIRST_MISMATCHES]
+    )
+    worst = int(err.argmax()) if lay.n else -1
+    guard_before = modified_elements(full[: lay.guard])
+    guard_after = modified_elements(full[lay.guard + lay.n :])
+    unwritten = int(sentinel_mask(data, lay.arg.dtype).sum()) if was_output else 0
+    return BufferCheck(
+        name=lay.arg.name,
+        ok=bad.numel() == 0 and guard_before == 0 and guard_after == 0,
+        mismatches=int(bad.numel()),
+        total=lay.n,
+        unwritten=unwritten,
+        max_error=float(err[worst]) if lay.n else 0.0,
+        max_error_index=worst,
+        nan_count=int((got.isnan() & ~exp.isnan()).sum()) - unwritten_nans(data, lay, was_output),
+        inf_count=int((got.isinf() & ~exp.isinf()).sum()),
+        first=first,
+        guard_before=guard_before,
+        guard_after=guard_after,
+    )
+
+
+def unwritten_nans(data: torch.Tensor, lay: Layout, was_output: bool) -> int:
+    """Sentinel NaNs are counted as unwritten, not as NaNs the kernel produced."""
+    if not was_output or lay.arg.dtype not in FLOAT_DTYPES:
+        return 0
+    return int(sentinel_mask(data, lay.arg.dtype).sum())
+
+
+def check_input(lay: Layout, full: torch.Tensor, initial: torch.Tensor) -> BufferCheck:
+    """A read-only input: byte for byte as drawn, guard bands intact."""
+    data = full[lay.guard : lay.guard + lay.n]
+    same = data.contiguous().view(torch.uint8).view(lay.n, -1) == initial.contiguous().view(
+        torch.uint8
+    ).view(lay.n, -1)
+    changed = int((~same.all(dim=1)).sum()) if lay.n else 0
+    guard_before = modified_elements(full[: lay.guard])
+    guard_after = modified_elements(full[lay.guard + lay.n :])
+    return BufferCheck(
+        name=lay.arg.name,
+        ok=changed == 0 and guard_before == 0 and guard_after == 0,
+        total=lay.n,
+        input_changed=changed,
+        guard_before=guard_before,
+        guard_after=guard_after,
+    )
+
+
+def written_prefix(lay: Layout, full: torch.Tensor) -> int | None:
+    """k when exactly the first k elements were written and the rest holds the sentinel."""
+    unwritten = sentinel_mask(full[lay.guard : lay.guard + lay.n], lay.arg.dtype)
+    k = int((~unwritten).sum())
+    if k == lay.n or bool(unwritten[:k].any()):
+        return None
+    return k
+
+
+def hints(checks: list[BufferCheck], prefixes: dict[str, int | None]) -> list[str]:
+    """Plain-words diagnoses of the mistakes whose pattern is recognisable."""
+    found: list[str] = []
+    for c in checks:
+        found += _guard_hints(c)
+        if c.input_changed:
+            found.append(
+                f"solve() changed the input {c.name} ({c.input_changed} of {c.total} "
+                "elements): inputs are read-only; write results to the output buffer."
+            )
+        k = prefixes.get(c.name)
+        if k is not None:
+            found.append(_prefix_hint(c.name, k, c.total))
+        elif c.mismatches and not c.unwritten and not c.nan_count:
+            found += _precision_hint(c)
+    return found
+
+
+def _guard_hints(c: BufferCheck) -> list[str]:
+    found = []
+    if c.guard_after:
+        found.append(
+            f"wrote {c.guard_after} elements past the end of {c.name}: is a store missing "
+            "its mask (mask=offsets < N)?"
+        )
+    if c.guard_before:
+        found.append(
+            f"wrote {c.guard_before} elements before the start of {c.name}: "
+            "are some offsets negative?"
+        )
+    return found
+
+
+def _prefix_hint(name: str, k: int, n: int) -> str:
+    if k == 0:
+        return (
+            f"nothing was written to {name}: does the kernel launch (a non-empty grid), and "
+            "does its tl.store reach the output?"
+        )
+    first_block = k & (k - 1) == 0  # a power of two: one block's worth
+    if first_block and n > 2 * k:
+        return (
+            f"only the first {k} elements of {name} were written: every program may be "
+            "working on the same block. Are the offsets built from tl.program_id(0)?"
+        )
+    both = " (or every program works on the first block: offsets need tl.program_id(0))"
+    last = "the last element" if n - k == 1 else f"the last {n - k} elements"
+    verb = "was" if n - k == 1 else "were"
+    return (
+        f"{last} of {name} {verb} never written (the first {k} were): does "
+        f"the grid round down? Launch triton.cdiv(N, BLOCK_SIZE) programs"
+        f"{both if first_block else ''}."
+    )
+
+
+def _precision_hint(c: BufferCheck) -> list[str]:
+    worst = max(c.first, key=lambda m: m.error, default=None)
+    if worst is None or not worst.expected:
+        return []
+    rel = worst.error / abs(worst.expected)
+    if 1e-5 <= rel <= 2e-2:
+        return [
+            f"the errors in {c.name} look like lost precision (about {rel:.0e} relative): is "
+            "part of the computation done in float16 or bfloat16?"
+        ]
+    return []
+
+
+def discriminates(expected: torch.Tensor, tol: Tolerance) -> bool:
+    """Whether an all-zero answer would fail: the reference sits well above atol."""
+    if expected.numel() == 0:
+        return False
+    return float(expected.double().abs().mean()) > 10 * tol.atol

@@ -1,0 +1,206 @@
+"""The `tpuzzle` command: parse, call the engine, render, exit with a code.
+
+Exit codes: 0 passed (or a command that succeeded), 1 any other verdict, 2 a usage error.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import math
+import shutil
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from judge import registry, report, store
+from judge.errors import JudgeError, SubmissionNotFound
+from judge.spec import Case, PuzzleSpec
+
+app = typer.Typer(
+    help="Triton kernel puzzles, judged: pick one, write a kernel, run it.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+PuzzlesOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--puzzles", help="Catalogue directory (default: TPUZZLE_PUZZLES, then the bundled one)."
+    ),
+]
+DbOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--db", help="Results database (default: TPUZZLE_DB, then the user's data directory)."
+    ),
+]
+
+
+def usage_errors(fn):
+    """Turn a JudgeError into one red line on stderr and exit code 2."""
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        try:
+            return fn(*args, **kwargs)
+        except JudgeError as exc:
+            typer.secho(f"error: {exc}", fg="red", err=True)
+            raise typer.Exit(2) from None
+
+    return wrapper
+
+
+@app.command("list")
+@usage_errors
+def list_puzzles(
+    puzzles: PuzzlesOpt = None,
+    db: DbOpt = None,
+    submitter: Annotated[str, typer.Option(help="Whose results to show.")] = "",
+) -> None:
+    """The catalogue, with your best result on each puzzle."""
+    specs = registry.load_all(registry.puzzles_root(puzzles))
+    best = store.best_per_puzzle(open_db(db), submitter or store.default_submitter())
+    report.console().print(report.puzzle_list(specs, best))
+
+
+@app.command()
+@usage_errors
+def show(puzzle: str, puzzles: PuzzlesOpt = None) -> None:
+    """A puzzle's statement, signature, limits and example."""
+    spec = registry.get(puzzle, registry.puzzles_root(puzzles))
+    report.console().print(report.puzzle_page(spec))
+
+
+@app.command()
+@usage_errors
+def init(
+    puzzle: str,
+    puzzles: PuzzlesOpt = None,
+    directory: Annotated[Path, typer.Option("--dir", help="Where to write it.")] = Path(
+        "submissions"
+    ),
+    force: Annotated[bool, typer.Option(help="Overwrite an existing file.")] = False,
+) -> None:
+    """Write submissions/PUZZLE.py from the puzzle's template."""
+    spec = registry.get(puzzle, registry.puzzles_root(puzzles))
+    target = directory / f"{spec.id}.py"
+    if target.exists() and not force:
+        raise JudgeError(f"{target} already exists; use --force to overwrite it")
+    directory.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(spec.directory / "template.py", target)
+    typer.echo(f"wrote {target}\nnext: edit it, then `tpuzzle run {spec.id} {target}`")
+
+
+@app.command()
+@usage_errors
+def run(
+    puzzle: str,
+    submission: Path,
+    json_out: Annotated[bool, typer.Option("--json", help="Print one JSON object only.")] = False,
+    interpret: Annotated[
+        bool,
+        typer.Option(
+            "--interpret", help="Use Triton's interpreter on the CPU even when a GPU is present."
+        ),
+    ] = False,
+    timing: Annotated[bool, typer.Option(help="Time the benchmark cases on the GPU.")] = True,
+    size: Annotated[
+        list[str] | None,
+        typer.Option(help="Run one case of these sizes instead of the tests, e.g. --size N=1025."),
+    ] = None,
+    seed: Annotated[int, typer.Option(help="Seed of the --size case.")] = 0,
+    draw: Annotated[str, typer.Option(help="Input draw of the --size case: '' or 'mixed'.")] = "",
+    timeout: Annotated[float | None, typer.Option(help="Seconds per phase.")] = None,
+    gpu: Annotated[int | None, typer.Option(help="CUDA device index.")] = None,
+    submitter: Annotated[str, typer.Option(help="Name stored with the result.")] = "",
+    save: Annotated[bool, typer.Option(help="Store the result in the database.")] = True,
+    output: Annotated[bool, typer.Option(help="Show what the submission printed.")] = False,
+    puzzles: PuzzlesOpt = None,
+    db: DbOpt = None,
+) -> None:
+    """Judge SUBMISSION on PUZZLE: every test case, then timing on the GPU."""
+    from judge import runner
+
+    spec = registry.get(puzzle, registry.puzzles_root(puzzles))
+    if not submission.is_file():
+        raise SubmissionNotFound(f"{submission}: no such file")
+    cases = (custom_case(spec, size, seed, draw),) if size else None
+    options = runner.RunOptions(
+        interpret=True if interpret else None,
+        timing=timing,
+        cases=cases,
+        timeout_s=timeout,
+        secret=runner.secret_from_env(),
+        gpu=gpu,
+    )
+    result = runner.judge(spec, submission, options)
+    rank = None
+    if save:
+        conn = open_db(db)
+        store.record(conn, result, submitter or store.default_submitter())
+        rank = local_rank(conn, result)
+    if json_out:
+        typer.echo(json.dumps(finite(result.to_dict())))
+    else:
+        report.console().print(report.run_report(result, rank, show_output=output))
+    raise typer.Exit(0 if result.passed else 1)
+
+
+def custom_case(spec: PuzzleSpec, sizes: list[str], seed: int, draw: str) -> Case:
+    values = {}
+    for item in sizes:
+        name, _, value = item.partition("=")
+        if name not in spec.size_names or not value.strip().isdigit():
+            raise JudgeError(
+                f"--size {item!r}: expected NAME=INT with NAME one of {', '.join(spec.size_names)}"
+            )
+        values[name] = int(value)
+    for name, low, high in spec.limits:
+        if name not in values:
+            raise JudgeError(
+                f"--size: {name} is missing (give every size: {', '.join(spec.size_names)})"
+            )
+        if not low <= values[name] <= high:
+            raise JudgeError(f"--size {name}={values[name]}: outside the limits [{low}, {high}]")
+    if draw not in ("", "mixed"):
+        raise JudgeError(f"--draw {draw!r}: expected 'mixed' or nothing")
+    ordered = tuple((n, values[n]) for n in spec.size_names)
+    return Case(name=" ".join(f"{n}={v}" for n, v in ordered), sizes=ordered, seed=seed, draw=draw)
+
+
+def open_db(path: Path | None):
+    try:
+        return store.connect(path)
+    except Exception as exc:  # sqlite3.Error, OSError: the path is the user's
+        raise JudgeError(f"results database {path or store.default_path()}: {exc}") from None
+
+
+def local_rank(conn, result) -> tuple[int, int] | None:
+    if not result.ranked:
+        return None
+    medians = store.ranked_medians(conn, result.puzzle, result.env.device)
+    mine = result.timing[0].median_ms
+    return 1 + sum(m < mine for m in medians.values()), max(len(medians), 1)
+
+
+def finite(value):
+    """JSON has no NaN or Infinity: such numbers become null."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, dict):
+        return {k: finite(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [finite(v) for v in value]
+    return value
+
+
+def main() -> None:  # pragma: no cover - console entry point
+    app(prog_name="tpuzzle")
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

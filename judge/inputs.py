@@ -1,0 +1,151 @@
+"""Seeded inputs, sentinels and guard bands.
+
+The same function draws a case's inputs in the trusted parent (for the reference) and in the worker
+(for the submission): values come from a CPU generator seeded per argument, so both sides get the
+same bytes without sending them.
+
+Every buffer the worker hands to `solve()` is the middle of a larger allocation:
+
+    [ guard band | data | guard band ]
+
+The guard bands hold GUARD_PATTERN; outputs start filled with a sentinel (a NaN with a payload for
+floats) so that "never written" and "written past the end" are both visible afterwards.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+
+import torch
+
+from judge.spec import FLOAT_DTYPES, Arg, Draw, PuzzleSpec, numel
+
+GUARD_BYTES = 16384  # per side; a multiple of 16 keeps the data 16-byte aligned
+GUARD_BYTE = 0xA5  # every byte of a guard band
+
+# Bit patterns that fill an output before each call. For floats: a quiet NaN with a payload that
+# arithmetic does not produce; for integers: a value unlikely to be an answer.
+SENTINEL_BITS = {
+    "float16": 0x7E5A,
+    "bfloat16": 0x7FC5,
+    "float32": 0x7FC5A5A5,
+    "float64": 0x7FF8A5A5A5A5A5A5,
+    "int8": 0x5A,
+    "uint8": 0x5A,
+    "int16": 0x5A5A,
+    "int32": 0x5A5A5A5A,
+    "int64": 0x5A5A5A5A5A5A5A5A,
+}
+_BITS_VIEW = {1: torch.uint8, 2: torch.int16, 4: torch.int32, 8: torch.int64}
+
+
+def torch_dtype(name: str) -> torch.dtype:
+    return getattr(torch, name)
+
+
+def guard_elems(dtype: str) -> int:
+    return GUARD_BYTES // torch_dtype(dtype).itemsize
+
+
+def sentinel(dtype: str) -> torch.Tensor:
+    """A one-element tensor holding the sentinel of dtype."""
+    item = torch_dtype(dtype).itemsize
+    bits = SENTINEL_BITS[dtype]
+    if bits >= 1 << (8 * item - 1):  # two's complement for the signed view
+        bits -= 1 << (8 * item)
+    return torch.tensor([bits], dtype=_BITS_VIEW[item]).view(torch_dtype(dtype))
+
+
+def arg_seed(seed: int, arg: Arg) -> int:
+    """An independent seed per argument, stable across processes and versions."""
+    digest = hashlib.sha256(f"{seed}:{arg.name}".encode()).digest()
+    return int.from_bytes(digest[:8], "little") & ((1 << 63) - 1)
+
+
+def draw_input(arg: Arg, n: int, seed: int, override: str = "") -> torch.Tensor:
+    """The values of one input buffer, drawn on the CPU from a generator seeded per argument."""
+    gen = torch.Generator().manual_seed(arg_seed(seed, arg))
+    dtype = torch_dtype(arg.dtype)
+    draw = arg.draw or Draw(dist="uniform")
+    if override == "mixed" and arg.dtype in FLOAT_DTYPES:
+        return _mixed(n, gen, draw).to(dtype)
+    if draw.dist == "randint":
+        return torch.randint(int(draw.low), int(draw.high), (n,), generator=gen).to(dtype)
+    if draw.dist == "normal":
+        values = torch.randn(n, generator=gen, dtype=torch.float64) * draw.std + draw.mean
+    else:
+        values = torch.rand(n, generator=gen, dtype=torch.float64) * (draw.high - draw.low)
+        values += draw.low
+    return values.to(dtype)
+
+
+def _mixed(n: int, gen: torch.Generator, draw: Draw) -> torch.Tensor:
+    """Zeros, negatives and magnitudes from 1e-3 to 1e3, within the draw's own range."""
+    magnitude = 10.0 ** (torch.rand(n, generator=gen, dtype=torch.float64) * 6 - 3)
+    sign = torch.where(torch.rand(n, generator=gen) < 0.5, -1.0, 1.0).to(torch.float64)
+    values = magnitude * sign
+    values[torch.rand(n, generator=gen) < 0.1] = 0.0
+    low = draw.low if draw.dist != "normal" else float("-inf")
+    high = draw.high if draw.dist != "normal" else float("inf")
+    return values.clamp(min(low, 0.0), max(high, 0.0))
+
+
+@dataclass(frozen=True)
+class Layout:
+    """Where one buffer's data sits inside its guarded allocation (in elements)."""
+
+    arg: Arg
+    n: int  # data elements
+    guard: int  # guard elements on each side
+
+    @property
+    def total(self) -> int:
+        return self.n + 2 * self.guard
+
+
+def layouts(spec: PuzzleSpec, sizes: dict[str, int]) -> list[Layout]:
+    return [Layout(a, numel(a, sizes), guard_elems(a.dtype)) for a in spec.buffers]
+
+
+def pristine(spec: PuzzleSpec, sizes: dict[str, int], seed: int, override: str = "") -> dict:
+    """Each input (and in-place) buffer's initial values, keyed by argument name, on the CPU."""
+    return {
+        lay.arg.name: draw_input(lay.arg, lay.n, seed, override)
+        for lay in layouts(spec, sizes)
+        if lay.arg.role != "out"
+    }
+
+
+def guarded(lay: Layout, initial: torch.Tensor | None, device: str) -> torch.Tensor:
+    """A guarded allocation: guard pattern, initial data (or the sentinel), guard pattern."""
+    full = torch.empty(lay.total, dtype=torch_dtype(lay.arg.dtype), device=device)
+    full.view(torch.uint8).fill_(GUARD_BYTE)
+    refill(full, lay, initial)
+    return full
+
+
+def refill(full: torch.Tensor, lay: Layout, initial: torch.Tensor | None) -> None:
+    """Put a buffer back to its state before a call: initial data, or the sentinel for outputs."""
+    data = full[lay.guard : lay.guard + lay.n]
+    if initial is None:
+        data.copy_(sentinel(lay.arg.dtype).to(full.device).expand(lay.n))
+    else:
+        data.copy_(initial)
+
+
+def data_view(full: torch.Tensor, lay: Layout) -> torch.Tensor:
+    return full[lay.guard : lay.guard + lay.n]
+
+
+def call_args(spec: PuzzleSpec, sizes: dict[str, int], pointers: dict[str, object]) -> list:
+    """The positional arguments of solve() (or of the reference): buffers, sizes and scalars."""
+    values = []
+    for arg in spec.args:
+        if arg.is_buffer:
+            values.append(pointers[arg.name])
+        elif arg.role == "size":
+            values.append(int(sizes[arg.name]))
+        else:
+            values.append(float(arg.value))
+    return values

@@ -1,0 +1,57 @@
+"""Finding puzzles: the catalogue directory, the list of ids, and `get(id)` with a "did you mean".
+
+Where the catalogue lives, first match wins: an explicit directory (`--puzzles DIR`), the
+environment variable TPUZZLE_PUZZLES, the copy installed with the package (`judge.puzzles`), and
+the `puzzles/` directory of a source checkout.
+"""
+
+from __future__ import annotations
+
+import difflib
+import importlib.util
+import os
+from pathlib import Path
+
+from judge.errors import JudgeError, UnknownPuzzle
+from judge.spec import PuzzleSpec, load_spec
+
+ENV_VAR = "TPUZZLE_PUZZLES"
+SPEC_FILE = "puzzle.yaml"
+
+
+def puzzles_root(explicit: str | Path | None = None) -> Path:
+    """The directory that holds one sub-directory per puzzle."""
+    chosen = explicit or os.environ.get(ENV_VAR)
+    if chosen:
+        root = Path(chosen).expanduser()
+        if not root.is_dir():
+            source = "--puzzles" if explicit else ENV_VAR
+            raise JudgeError(f"{source}: {root} is not a directory")
+        return root
+    installed = importlib.util.find_spec("judge.puzzles")
+    if installed is not None and installed.submodule_search_locations:
+        return Path(next(iter(installed.submodule_search_locations)))
+    return Path(__file__).resolve().parent.parent / "puzzles"
+
+
+def puzzle_ids(root: Path) -> list[str]:
+    """Ids of every puzzle under root, sorted."""
+    return sorted(p.parent.name for p in root.glob(f"*/{SPEC_FILE}"))
+
+
+def get(puzzle_id: str, root: Path) -> PuzzleSpec:
+    """The spec of one puzzle; UnknownPuzzle with the closest ids when it does not exist."""
+    path = root / puzzle_id / SPEC_FILE
+    if not path.is_file():
+        known = puzzle_ids(root)
+        close = difflib.get_close_matches(puzzle_id, known, n=3, cutoff=0.5)
+        hint = f"; did you mean {' or '.join(close)}?" if close else "; `tpuzzle list` shows them"
+        raise UnknownPuzzle(f"unknown puzzle {puzzle_id!r}{hint}")
+    return load_spec(path)
+
+
+def load_all(root: Path) -> list[PuzzleSpec]:
+    """Every spec under root, in catalogue order (difficulty, then id)."""
+    order = {"easy": 0, "medium": 1, "hard": 2}
+    specs = [get(pid, root) for pid in puzzle_ids(root)]
+    return sorted(specs, key=lambda s: (order[s.difficulty], s.id))

@@ -1,0 +1,231 @@
+"""Rich rendering of results: tables, panels, colours. No decisions are made here."""
+
+from __future__ import annotations
+
+from rich.console import Console, Group
+from rich.markdown import Markdown
+from rich.panel import Panel
+from rich.syntax import Syntax
+from rich.table import Table
+from rich.text import Text
+
+from judge.results import CaseResult, RunReport, Timing, Verdict
+from judge.spec import PuzzleSpec
+from judge.store import Best
+
+COLOURS = {
+    "passed": "green",
+    "failed": "red",
+    "rejected": "magenta",
+    "error": "yellow",
+    "skipped": "dim",
+}
+DIFFICULTY_COLOURS = {"easy": "green", "medium": "yellow", "hard": "red"}
+
+
+def verdict_text(verdict: str) -> Text:
+    return Text(verdict.upper(), style=f"bold {COLOURS.get(verdict, 'white')}")
+
+
+def fmt(value: float | None, pattern: str = "{:.3g}", missing: str = "-") -> str:
+    return missing if value is None else pattern.format(value)
+
+
+# ----------------------------------------------------------------------------------- run
+
+
+def run_report(
+    report: RunReport, rank: tuple[int, int] | None = None, show_output: bool = False
+) -> Group:
+    parts = [_headline(report), _cases_table(report.cases)]
+    failing = next((c for c in report.cases if c.status in ("failed", "error")), None)
+    if failing is not None:
+        parts.append(_failure_panel(failing))
+    if report.timing:
+        parts.append(_timing_table(report.timing, rank))
+    parts.append(_env_line(report))
+    parts += [Text(f"note: {n}", style="italic dim") for n in report.notes]
+    if report.output.strip() and (show_output or report.verdict is Verdict.ERROR):
+        parts.append(
+            Panel(
+                Text(report.output.strip()[-4000:]), title="submission output", border_style="dim"
+            )
+        )
+    return Group(*parts)
+
+
+def _headline(report: RunReport) -> Panel:
+    passed = sum(c.status == "passed" for c in report.cases)
+    body = Text.assemble(
+        verdict_text(report.verdict.value),
+        f"  {report.reason}\n",
+        f"{report.message}\n",
+        (f"{passed}/{len(report.cases)} cases passed · {report.wall_s:.1f} s", "dim"),
+    )
+    return Panel(
+        body,
+        title=f"{report.puzzle} · {report.submission}",
+        border_style=COLOURS[report.verdict.value],
+    )
+
+
+def _cases_table(cases: tuple[CaseResult, ...]) -> Table:
+    table = Table(title="cases", title_justify="left", expand=False)
+    for name in ("case", "seed", "status", "max error"):
+        table.add_column(name, justify="right" if name in ("seed", "max error") else "left")
+    for c in cases:
+        table.add_row(
+            c.name,
+            str(c.seed),
+            Text(c.status, style=COLOURS.get(c.status, "")),
+            fmt(c.max_error, "{:.2e}"),
+        )
+    return table
+
+
+def _failure_panel(case: CaseResult) -> Panel:
+    lines: list = []
+    if case.message:
+        lines.append(Text(case.message))
+    for b in (b for b in case.buffers if not b.ok):
+        lines.append(Text(_buffer_summary(b), style="bold"))
+        if b.first:
+            mism = Table(box=None, padding=(0, 2))
+            for col in ("index", "got", "expected", "error"):
+                mism.add_column(col, justify="right")
+            for m in b.first:
+                mism.add_row(str(m.index), f"{m.got:.7g}", f"{m.expected:.7g}", f"{m.error:.3g}")
+            lines.append(mism)
+    lines += [Text(f"hint: {h}", style="cyan") for h in case.hints]
+    if case.reproduce:
+        lines.append(Text.assemble(("reproduce: ", "dim"), case.reproduce))
+    return Panel(
+        Group(*lines),
+        title=f"first failing case: {case.name} (seed {case.seed})",
+        border_style="red",
+    )
+
+
+def _buffer_summary(b) -> str:
+    if b.input_changed:
+        return f"{b.name}: input changed in {b.input_changed} of {b.total} elements"
+    parts = [
+        f"{b.name}: {b.mismatches} of {b.total} elements wrong "
+        f"({100.0 * b.mismatches / max(b.total, 1):.1f}%)"
+    ]
+    if b.mismatches:
+        parts.append(f"max error {b.max_error:.3g} at index {b.max_error_index}")
+    for count, what in (
+        (b.unwritten, "never written"),
+        (b.nan_count, "NaN"),
+        (b.inf_count, "Inf"),
+        (b.guard_before, "written before the start"),
+        (b.guard_after, "written past the end"),
+    ):
+        if count:
+            parts.append(f"{count} {what}")
+    return ", ".join(parts)
+
+
+def _timing_table(timings: tuple[Timing, ...], rank: tuple[int, int] | None) -> Table:
+    table = Table(title="timing (triton.testing.do_bench, L2 flushed)", title_justify="left")
+    for name in (
+        "benchmark",
+        "median",
+        "p20-p80",
+        "samples",
+        "throughput",
+        "speed of light",
+        "PyTorch",
+        "speedup",
+    ):
+        table.add_column(name, justify="left" if name == "benchmark" else "right")
+    for t in timings:
+        throughput = (
+            f"{t.gbps:.0f} GB/s"
+            if t.gbps is not None
+            else f"{t.tflops:.1f} TFLOP/s"
+            if t.tflops is not None
+            else "-"
+        )
+        sol = fmt(t.sol_pct, "{:.1f}%") + (" (above!)" if t.above_speed_of_light else "")
+        table.add_row(
+            t.case,
+            f"{t.median_ms * 1e3:.1f} us",
+            f"{t.p20_ms * 1e3:.1f}-{t.p80_ms * 1e3:.1f} us",
+            str(t.samples),
+            throughput,
+            sol,
+            fmt(t.reference_median_ms and t.reference_median_ms * 1e3, "{:.1f} us"),
+            fmt(t.speedup_vs_reference, "{:.2f}x"),
+        )
+    if rank is not None:
+        table.caption = f"rank {rank[0]} of {rank[1]} on this GPU model (local results)"
+    return table
+
+
+def _env_line(report: RunReport) -> Text:
+    e = report.env
+    bits = [
+        e.device,
+        f"driver {e.driver}" if e.driver else "",
+        f"Triton {e.triton}",
+        f"PyTorch {e.torch}",
+        f"CUDA {e.cuda}" if e.cuda else "",
+    ]
+    if e.copy_gbps:
+        bits.append(f"measured copy {e.copy_gbps:.0f} GB/s")
+    return Text(" · ".join(b for b in bits if b), style="dim")
+
+
+# ----------------------------------------------------------------------------------- catalogue
+
+
+def puzzle_list(specs: list[PuzzleSpec], best: dict[str, Best]) -> Table:
+    table = Table(title="tpuzzle puzzles", title_justify="left")
+    for name in ("id", "difficulty", "title", "your best"):
+        table.add_column(name)
+    for s in specs:
+        b = best.get(s.id)
+        mine = Text("-", style="dim")
+        if b is not None:
+            timed = f" {b.median_ms * 1e3:.1f} us" if b.median_ms is not None else ""
+            mine = Text(f"{b.verdict}{timed}", style=COLOURS.get(b.verdict, ""))
+        table.add_row(
+            s.id, Text(s.difficulty, style=DIFFICULTY_COLOURS[s.difficulty]), s.title, mine
+        )
+    return table
+
+
+def puzzle_page(spec: PuzzleSpec) -> Group:
+    args = Table(title="solve() arguments, in order", title_justify="left")
+    for name in ("name", "role", "dtype", "shape"):
+        args.add_column(name)
+    for a in spec.args:
+        kind = a.dtype or ("int" if a.role == "size" else "float")
+        args.add_row(a.name, a.role, kind, " x ".join(a.shape) if a.shape else "")
+    limits = ", ".join(f"{lo:,} <= {n} <= {hi:,}" for n, lo, hi in spec.limits)
+    tol = spec.tolerance
+    parts = [
+        Panel(
+            Markdown(spec.statement),
+            title=f"{spec.id} · {spec.title}",
+            subtitle=spec.difficulty,
+            border_style=DIFFICULTY_COLOURS[spec.difficulty],
+        ),
+        Syntax(f"def {spec.signature}: ...", "python", theme="ansi_dark"),
+        args,
+        Text(f"limits: {limits}"),
+        Text(f"tolerance: atol {tol.atol:g}, rtol {tol.rtol:g}. {tol.note}".strip()),
+        Text(
+            f"benchmark: {', '.join(c.name for c in spec.benchmarks) or '-'}; speed of light: "
+            f"{spec.speed_of_light.formula} {spec.speed_of_light.measure}"
+        ),
+    ]
+    if spec.example:
+        parts.append(Panel(Text(spec.example), title="example", border_style="dim"))
+    return Group(*parts)
+
+
+def console(width: int | None = None) -> Console:
+    return Console(width=width, highlight=False)

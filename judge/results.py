@@ -1,0 +1,154 @@
+"""What a judged run produced, as frozen dataclasses that turn into JSON and back.
+
+`RunReport.to_dict()` is exactly what `tpuzzle run --json` prints.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+from dataclasses import dataclass, field
+from typing import Any
+
+
+class Verdict(str, enum.Enum):
+    PASSED = "passed"  # every case right, every re-check right
+    FAILED = "failed"  # ran, but an answer, a guard band, an input or a re-check was wrong
+    REJECTED = "rejected"  # broke the rules of the game (PyTorch doing the work, timing tricks)
+    ERROR = "error"  # did not run: syntax error, no solve, compile error, crash, timeout
+
+    def __str__(self) -> str:
+        return self.value
+
+
+@dataclass(frozen=True)
+class Mismatch:
+    """One wrong element, for the mismatch report."""
+
+    index: int  # flat index into the output buffer
+    got: float  # what the submission wrote (NaN where it wrote nothing)
+    expected: float  # the reference value
+    error: float  # |got - expected|
+
+
+@dataclass(frozen=True)
+class BufferCheck:
+    """The comparison of one buffer after a call."""
+
+    name: str  # argument name, e.g. "c_ptr"
+    ok: bool  # the buffer is as it must be
+    mismatches: int = 0  # elements outside the tolerance
+    total: int = 0  # elements compared
+    unwritten: int = 0  # output elements still holding the sentinel
+    max_error: float = 0.0  # largest |got - expected| (NaN if any got is NaN)
+    max_error_index: int = -1  # where max_error is
+    nan_count: int = 0  # NaNs in the output where the reference has none
+    inf_count: int = 0  # Infs in the output where the reference has none
+    first: tuple[Mismatch, ...] = ()  # first few wrong elements
+    guard_before: int = 0  # guard elements overwritten before the start of the buffer
+    guard_after: int = 0  # guard elements overwritten after the end of the buffer
+    input_changed: int = 0  # for inputs: elements that differ from the pristine copy
+
+
+@dataclass(frozen=True)
+class CaseResult:
+    """One test case (or one benchmark's re-check)."""
+
+    name: str  # label, e.g. "N=1025"
+    sizes: dict[str, int]  # every size argument
+    seed: int  # the seed the inputs were drawn with (secret seed already mixed in)
+    status: str  # "passed", "failed", "error" or "skipped"
+    max_error: float | None = None  # largest error over the outputs
+    buffers: tuple[BufferCheck, ...] = ()  # per-buffer details
+    hints: tuple[str, ...] = ()  # recognisable mistakes, in plain words
+    reproduce: str = ""  # one command line that runs this case alone
+    message: str = ""  # what went wrong, when status is error
+
+
+@dataclass(frozen=True)
+class Timing:
+    """One benchmark case, timed with triton.testing.do_bench (L2 flushed before every call)."""
+
+    case: str  # benchmark label
+    sizes: dict[str, int]  # its sizes
+    median_ms: float  # median of the timed calls
+    p20_ms: float  # 20th percentile
+    p80_ms: float  # 80th percentile
+    samples: int  # number of timed calls
+    input_sets: int  # distinct input sets rotated through the timed calls
+    gbps: float | None = None  # achieved GB/s from the spec's bytes formula
+    tflops: float | None = None  # achieved TFLOP/s from the spec's FLOP formula
+    sol_pct: float | None = None  # percent of the device's measured peak
+    reference_median_ms: float | None = None  # the PyTorch reference, same harness
+    speedup_vs_reference: float | None = None  # reference median / submission median
+    above_speed_of_light: bool = False  # faster than the measured peak allows: flagged, not ranked
+
+
+@dataclass(frozen=True)
+class EnvInfo:
+    """Where the run happened."""
+
+    mode: str  # "gpu" or "interpreter"
+    device: str  # GPU name, or "cpu (Triton interpreter)"
+    driver: str  # NVIDIA driver version, "" when unknown
+    cuda: str  # CUDA version torch was built with
+    triton: str  # Triton version
+    torch: str  # PyTorch version
+    python: str  # Python version
+    copy_gbps: float | None = None  # measured device-to-device copy bandwidth (read + write)
+    peaks_tflops: dict[str, float] = field(default_factory=dict)  # measured matmul throughput
+
+
+@dataclass(frozen=True)
+class RunReport:
+    """The verdict on one submission for one puzzle."""
+
+    puzzle: str  # puzzle id
+    submission: str  # path of the submission as given
+    verdict: Verdict  # passed | failed | rejected | error
+    reason: str  # short machine-readable reason, e.g. "wrong-answer", "timeout", "ok"
+    message: str  # one human sentence about the verdict
+    cases: tuple[CaseResult, ...]  # test cases, in spec order
+    timing: tuple[Timing, ...]  # benchmark cases; empty in interpreter mode or when not timed.
+    # In JSON: "timings" is this list and "timing" its first entry (the headline figure) or null.
+    env: EnvInfo  # device and versions
+    ranked: bool  # whether this result may enter a leaderboard
+    notes: tuple[str, ...] = ()  # remarks for the reader (interpreter mode, flags)
+    output: str = ""  # the worker's captured stdout/stderr (capped)
+    wall_s: float = 0.0  # wall-clock seconds the whole judging took
+
+    @property
+    def passed(self) -> bool:
+        return self.verdict is Verdict.PASSED
+
+    def to_dict(self) -> dict[str, Any]:
+        data = dataclasses.asdict(self)
+        data["verdict"] = self.verdict.value
+        data["timings"] = list(data.pop("timing"))
+        data["timing"] = data["timings"][0] if data["timings"] else None
+        return data
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> RunReport:
+        return cls(
+            puzzle=data["puzzle"],
+            submission=data["submission"],
+            verdict=Verdict(data["verdict"]),
+            reason=data["reason"],
+            message=data.get("message", ""),
+            cases=tuple(_case_from_dict(c) for c in data.get("cases", ())),
+            timing=tuple(Timing(**t) for t in data.get("timings", ())),
+            env=EnvInfo(**data["env"]),
+            ranked=data.get("ranked", False),
+            notes=tuple(data.get("notes", ())),
+            output=data.get("output", ""),
+            wall_s=data.get("wall_s", 0.0),
+        )
+
+
+def _case_from_dict(data: dict[str, Any]) -> CaseResult:
+    buffers = tuple(
+        BufferCheck(**{**b, "first": tuple(Mismatch(**m) for m in b.get("first", ()))})
+        for b in data.get("buffers", ())
+    )
+    return CaseResult(**{**data, "buffers": buffers, "hints": tuple(data.get("hints", ()))})

@@ -1,0 +1,455 @@
+"""The trusted parent: computes references, drives a worker, compares bytes, decides the verdict.
+
+The submission never runs in this process. The worker is a fresh `python -m judge.worker` in its own
+session (process group) with its own temporary directory and Triton cache; every phase has a
+deadline, and on a deadline the whole group is killed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import tempfile
+import time
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from judge import bench, check, inputs
+from judge.channel import WorkerFailure, WorkerProcess
+from judge.loader import import_file
+from judge.results import CaseResult, EnvInfo, RunReport, Timing, Verdict
+from judge.spec import FLOAT_DTYPES, Case, PuzzleSpec
+
+SECRET_ENV = "TPUZZLE_SECRET_SEED"
+SECRET_FILE_ENV = "TPUZZLE_SECRET_SEED_FILE"
+STARTUP_TIMEOUT_S = 180.0  # importing torch and triton, creating the CUDA context
+CALIBRATION_TIMEOUT_S = 120.0
+BIG_SET_BYTES = 256 << 20  # input sets at least this large rotate two at a time, else three
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    """How to judge: mode, which cases, deadlines."""
+
+    interpret: bool | None = None  # None: the interpreter exactly when no CUDA device is present
+    timing: bool = True  # time the benchmark cases (GPU mode only)
+    cases: tuple[Case, ...] | None = None  # judge these instead of the spec's tests
+    timeout_s: float | None = None  # override the spec's per-phase deadline
+    secret: str = ""  # an instructor's secret seed, mixed into every case's seed
+    gpu: int | None = None  # which CUDA device (CUDA_VISIBLE_DEVICES for the worker)
+    submitter: str = ""  # who submitted, for the stored result
+
+
+def secret_from_env() -> str:
+    """The instructor's secret seed: TPUZZLE_SECRET_SEED, or the file TPUZZLE_SECRET_SEED_FILE."""
+    if os.environ.get(SECRET_ENV):
+        return os.environ[SECRET_ENV]
+    path = os.environ.get(SECRET_FILE_ENV)
+    return Path(path).read_text().strip() if path else ""
+
+
+def mix_seed(seed: int, secret: str) -> int:
+    """The seed a case is drawn with: the spec's own, or one derived from it and the secret."""
+    if not secret:
+        return seed
+    digest = hashlib.sha256(f"{secret}:{seed}".encode()).digest()
+    return int.from_bytes(digest[:4], "little") & 0x7FFFFFFF
+
+
+def judge(spec: PuzzleSpec, submission: Path, options: RunOptions = RunOptions()) -> RunReport:
+    """Judge one submission; never raises for anything the submission does."""
+    started = time.monotonic()
+    interpret = options.interpret if options.interpret is not None else not cuda_present()
+    session = Session(spec, submission, options, interpret)
+    try:
+        report = session.run()
+    finally:
+        session.close()
+    return replace(report, wall_s=round(time.monotonic() - started, 3))
+
+
+def cuda_present() -> bool:
+    return torch.cuda.is_available()
+
+
+class Session:
+    """One judging of one submission: its worker, its cases, its findings."""
+
+    def __init__(self, spec: PuzzleSpec, submission: Path, options: RunOptions, interpret: bool):
+        self.spec, self.submission, self.options, self.interpret = (
+            spec,
+            submission,
+            options,
+            interpret,
+        )
+        self.timeout = options.timeout_s or spec.timeout_s
+        self.dir = Path(tempfile.mkdtemp(prefix="tpuzzle-"))
+        self.reference = load_reference(spec)
+        self.cases = self.select_cases()
+        self.env = fallback_env(interpret)
+        self.calibration: dict | None = None
+        self.notes: list[str] = []
+        self.worker: WorkerProcess | None = None
+
+    def select_cases(self) -> list[Case]:
+        chosen = self.options.cases or self.spec.tests
+        if self.options.cases is None:
+            chosen = [c for c in chosen if c.interpret or not self.interpret]
+            chosen = [replace(c, seed=mix_seed(c.seed, self.options.secret)) for c in chosen]
+        return list(chosen)
+
+    # ---------------------------------------------------------------------------- the run
+
+    def run(self) -> RunReport:
+        expected = [self.expected(c) for c in self.cases]  # before any submission code runs
+        self.worker = self.start_worker()
+        try:
+            ready = self.worker.expect("ready", STARTUP_TIMEOUT_S, "starting the worker")
+            self.env = EnvInfo(**ready["env"])
+            reference_times = self.before_submission()
+            self.worker.expect_ok(
+                {"op": "load"}, "loaded", self.timeout, "importing the submission"
+            )
+        except WorkerFailure as exc:
+            return self.report(Verdict(exc.verdict), exc.kind, exc.message, [], [])
+        results, stop = self.run_cases(expected)
+        if stop is not None:
+            return self.report(Verdict(stop.verdict), stop.kind, stop.message, results, [])
+        failed = next((r for r in results if r.status != "passed"), None)
+        if failed is not None:
+            return self.report(
+                Verdict.FAILED, failure_reason(failed), failure_message(failed), results, []
+            )
+        return self.run_benchmarks(results, reference_times)
+
+    def before_submission(self) -> list[list[float] | None]:
+        """Calibration and the reference's timing, done before the submission is imported."""
+        if self.interpret or not self.options.timing:
+            self.notes.append(
+                "Interpreter mode: Triton's interpreter on the CPU; timings mean "
+                "nothing there, so none are taken and nothing is ranked."
+                if self.interpret
+                else "Timing skipped (--no-timing)."
+            )
+            return []
+        key = calibration_key(self.env)
+        self.calibration = bench.load_calibration(key)
+        if self.calibration is None:
+            event = self.worker.expect_ok(
+                {"op": "calibrate"}, "calibrated", CALIBRATION_TIMEOUT_S, "calibrating the device"
+            )
+            self.calibration = event["values"]
+            bench.save_calibration(key, self.calibration)
+        self.env = replace(
+            self.env,
+            copy_gbps=self.calibration["copy_gbps"],
+            peaks_tflops=self.calibration["peaks_tflops"],
+        )
+        times = []
+        for case in self.spec.benchmarks:
+            cmd = {"op": "time_reference", **self.case_command(case, self.bench_seeds(case))}
+            event = self.worker.expect_ok(
+                cmd, "reference_timed", self.bench_timeout(), "timing the PyTorch reference"
+            )
+            times.append(event["times"])
+        return times
+
+    def run_cases(self, expected: list[dict]) -> tuple[list[CaseResult], WorkerFailure | None]:
+        results: list[CaseResult] = []
+        for i, (case, exp) in enumerate(zip(self.cases, expected, strict=True)):
+            cmd = {"op": "case", "tag": f"case{i}", **self.case_command(case, case.seed)}
+            try:
+                event = self.worker.expect_ok(cmd, "case_done", self.timeout, f"case {case.name}")
+            except WorkerFailure as exc:
+                results.append(self.case_result(case, "error", message=exc.message))
+                return results, exc
+            results.append(self.check_case(case, exp, event["files"]))
+        return results, None
+
+    def run_benchmarks(self, results: list[CaseResult], reference_times) -> RunReport:
+        timings: list[Timing] = []
+        if self.interpret or not self.options.timing:
+            problem = self.repeat_check()
+            if problem is not None:
+                return self.report(*problem, results, [])
+            return self.report(Verdict.PASSED, "ok", "every case passed", results, [])
+        for case, ref_times in zip(self.spec.benchmarks, reference_times, strict=True):
+            seeds = self.bench_seeds(case)
+            cmd = {"op": "bench", "tag": f"bench{len(timings)}", **self.case_command(case, seeds)}
+            started = time.monotonic()
+            try:
+                event = self.worker.expect_ok(
+                    cmd, "bench_done", self.bench_timeout(), f"benchmark {case.name}"
+                )
+            except WorkerFailure as exc:
+                return self.report(Verdict(exc.verdict), exc.kind, exc.message, results, timings)
+            wall_ms = (time.monotonic() - started) * 1e3
+            problem = self.check_bench(case, seeds, event, wall_ms)
+            if problem is not None:
+                return self.report(problem[0], problem[1], problem[2], results, timings)
+            timings.append(self.timing(case, event["times"], ref_times, len(seeds)))
+        return self.report(Verdict.PASSED, "ok", "every case passed", results, timings)
+
+    def repeat_check(self) -> tuple[Verdict, str, str] | None:
+        """Untimed runs still call the largest case repeatedly and check the last outputs."""
+        case = max(
+            self.cases, key=lambda c: sum(lay.n for lay in inputs.layouts(self.spec, c.size_map))
+        )
+        seeds = self.bench_seeds(case)
+        cmd = {"op": "bench", "tag": "repeat", "timed": False, **self.case_command(case, seeds)}
+        try:
+            event = self.worker.expect_ok(
+                cmd, "bench_done", self.timeout, f"repeated calls on {case.name}"
+            )
+        except WorkerFailure as exc:
+            return Verdict(exc.verdict), exc.kind, exc.message
+        return self.check_bench(case, seeds, event, 0.0)
+
+    # ---------------------------------------------------------------------------- checking
+
+    def expected(self, case: Case) -> dict[str, torch.Tensor]:
+        return expected_outputs(self.spec, self.reference, case)
+
+    def check_case(self, case: Case, expected: dict, files: dict[str, str]) -> CaseResult:
+        sizes = case.size_map
+        initial = inputs.pristine(self.spec, sizes, case.seed, case.draw)
+        checks, prefixes = [], {}
+        for lay in inputs.layouts(self.spec, sizes):
+            full = read_buffer(files[lay.arg.name], lay.arg.dtype, lay.total)
+            if lay.arg.role == "in":
+                checks.append(check.check_input(lay, full, initial[lay.arg.name]))
+                continue
+            out = lay.arg.role == "out"
+            checks.append(
+                check.check_output(lay, full, expected[lay.arg.name], self.spec.tolerance, out)
+            )
+            prefixes[lay.arg.name] = check.written_prefix(lay, full) if out else None
+        ok = all(c.ok for c in checks)
+        worst = max((c.max_error for c in checks if c.name in expected), default=0.0)
+        return self.case_result(
+            case,
+            "passed" if ok else "failed",
+            max_error=worst,
+            buffers=tuple(checks),
+            hints=tuple(check.hints(checks, prefixes)) if not ok else (),
+        )
+
+    def check_bench(
+        self, case: Case, seeds: list[int], event: dict, wall_ms: float
+    ) -> tuple[Verdict, str, str] | None:
+        """Re-check the outputs of the timed calls and the plausibility of the times."""
+        for seed, files in zip(seeds, event["files"], strict=True):
+            result = self.check_case(
+                replace(case, seed=seed), self.expected(replace(case, seed=seed)), files
+            )
+            if result.status != "passed":
+                return (
+                    Verdict.FAILED,
+                    "recheck-failed",
+                    f"benchmark {case.name}: the outputs of the timed calls are "
+                    f"wrong ({failure_message(result)}); does solve() skip work "
+                    "on repeated calls?",
+                )
+        if "times" not in event:
+            return None
+        if sum(event["times"]) > wall_ms or not bench.consistent(event["cross_check"]):
+            xc = event["cross_check"]
+            return (
+                Verdict.REJECTED,
+                "timing-mismatch",
+                f"benchmark {case.name}: CUDA events saw {xc['event_ms']:.3f} ms "
+                f"per call but the device was busy {xc['wall_ms']:.3f} ms "
+                "(synchronised wall clock): is work left running on another "
+                "stream after solve() returns?",
+            )
+        return None
+
+    def timing(self, case: Case, times: list[float], ref_times, sets: int) -> Timing:
+        median, p20, p80, samples = bench.summarize(times)
+        gbps, tflops = bench.throughput(self.spec, case.size_map, median)
+        sol = bench.sol_percent(self.spec, gbps, tflops, self.calibration)
+        ref_median = bench.summarize(ref_times)[0] if ref_times else None
+        return Timing(
+            case=case.name,
+            sizes=case.size_map,
+            median_ms=median,
+            p20_ms=p20,
+            p80_ms=p80,
+            samples=samples,
+            input_sets=sets,
+            gbps=gbps,
+            tflops=tflops,
+            sol_pct=sol,
+            reference_median_ms=ref_median,
+            speedup_vs_reference=(ref_median / median) if ref_median and median > 0 else None,
+            above_speed_of_light=sol is not None and sol > 100 * bench.ABOVE_SOL_MARGIN,
+        )
+
+    # ---------------------------------------------------------------------------- helpers
+
+    def case_command(self, case: Case, seed) -> dict:
+        key = "seeds" if isinstance(seed, list) else "seed"
+        return {"sizes": case.size_map, key: seed, "draw": case.draw}
+
+    def bench_seeds(self, case: Case) -> list[int]:
+        set_bytes = sum(
+            lay.n * inputs.torch_dtype(lay.arg.dtype).itemsize
+            for lay in inputs.layouts(self.spec, case.size_map)
+        )
+        count = 2 if set_bytes >= BIG_SET_BYTES else 3
+        return [mix_seed(case.seed + j, self.options.secret) for j in range(count)]
+
+    def bench_timeout(self) -> float:
+        return max(self.timeout, 120.0)
+
+    def case_result(self, case: Case, status: str, **fields) -> CaseResult:
+        return CaseResult(
+            name=case.name,
+            sizes=case.size_map,
+            seed=case.seed,
+            status=status,
+            reproduce=self.reproduce(case) if status != "passed" else "",
+            **fields,
+        )
+
+    def reproduce(self, case: Case) -> str:
+        sizes = " ".join(f"--size {k}={v}" for k, v in case.sizes)
+        extra = (" --draw mixed" if case.draw else "") + (" --interpret" if self.interpret else "")
+        return f"tpuzzle run {self.spec.id} {self.submission} {sizes} --seed {case.seed}{extra}"
+
+    def report(
+        self,
+        verdict: Verdict,
+        reason: str,
+        message: str,
+        results: list[CaseResult],
+        timings: list[Timing],
+    ) -> RunReport:
+        ran = {r.name for r in results}
+        results = results + [
+            self.case_result(c, "skipped") for c in self.cases if c.name not in ran
+        ]
+        above = any(t.above_speed_of_light for t in timings)
+        if above:
+            self.notes.append(
+                "A time is above the device's measured speed of light: flagged, not ranked."
+            )
+        return RunReport(
+            puzzle=self.spec.id,
+            submission=str(self.submission),
+            verdict=verdict,
+            reason=reason,
+            message=message,
+            cases=tuple(results),
+            timing=tuple(timings),
+            env=self.env,
+            ranked=verdict is Verdict.PASSED and not self.interpret and bool(timings) and not above,
+            notes=tuple(self.notes),
+            output=self.worker.output() if self.worker else "",
+        )
+
+    def start_worker(self) -> WorkerProcess:
+        job = {
+            "spec": str(self.spec.directory / "puzzle.yaml"),
+            "submission": str(self.submission.resolve()),
+            "interpret": self.interpret,
+        }
+        (self.dir / "job.json").write_text(json.dumps(job))
+        return WorkerProcess.start(self.dir, worker_env(self.dir, self.interpret, self.options.gpu))
+
+    def close(self) -> None:
+        if self.worker is not None:
+            self.worker.stop()
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+
+def load_reference(spec: PuzzleSpec):
+    """The puzzle's trusted reference function, reference(*args) like solve() but on tensors."""
+    return import_file(spec.directory / "reference.py", f"tpuzzle_reference_{spec.id}").reference
+
+
+def expected_outputs(spec: PuzzleSpec, reference, case: Case) -> dict[str, torch.Tensor]:
+    """Reference outputs from pristine inputs, in float64 where the dtype is a float."""
+    sizes = case.size_map
+    initial = inputs.pristine(spec, sizes, case.seed, case.draw)
+    tensors = {}
+    for lay in inputs.layouts(spec, sizes):
+        wide = torch.float64 if lay.arg.dtype in FLOAT_DTYPES else inputs.torch_dtype(lay.arg.dtype)
+        start = initial.get(lay.arg.name)
+        tensors[lay.arg.name] = torch.zeros(lay.n, dtype=wide) if start is None else start.to(wide)
+    reference(*inputs.call_args(spec, sizes, tensors))
+    return {a.name: tensors[a.name] for a in spec.buffers if a.role != "in"}
+
+
+def read_buffer(path: str, dtype: str, total: int) -> torch.Tensor:
+    raw = np.fromfile(path, dtype=np.uint8)
+    tensor = torch.from_numpy(raw).view(inputs.torch_dtype(dtype))
+    if tensor.numel() != total:
+        raise ValueError(f"{path}: expected {total} elements, found {tensor.numel()}")
+    return tensor
+
+
+def failure_reason(result: CaseResult) -> str:
+    if any(b.guard_before or b.guard_after for b in result.buffers):
+        return "out-of-bounds"
+    if any(b.input_changed for b in result.buffers):
+        return "input-modified"
+    if any(b.unwritten for b in result.buffers):
+        return "unwritten"
+    return "wrong-answer"
+
+
+def failure_message(result: CaseResult) -> str:
+    bad = [b for b in result.buffers if not b.ok]
+    parts = []
+    for b in bad:
+        if b.guard_after or b.guard_before:
+            parts.append(
+                f"{b.name}: wrote outside the buffer ({b.guard_before} before, "
+                f"{b.guard_after} after)"
+            )
+        elif b.input_changed:
+            parts.append(f"{b.name}: input changed in {b.input_changed} elements")
+        else:
+            parts.append(f"{b.name}: {b.mismatches} of {b.total} elements wrong")
+    return f"case {result.name} (seed {result.seed}): " + "; ".join(parts)
+
+
+def calibration_key(env: EnvInfo) -> str:
+    return f"{env.device}|{env.driver}|torch {env.torch}|triton {env.triton}"
+
+
+def fallback_env(interpret: bool) -> EnvInfo:
+    """What the parent knows of the environment before a worker has reported."""
+    import platform
+
+    import triton
+
+    return EnvInfo(
+        mode="interpreter" if interpret else "gpu",
+        device="cpu (Triton interpreter)" if interpret else "cuda",
+        driver="",
+        cuda=torch.version.cuda or "",
+        triton=triton.__version__,
+        torch=torch.__version__,
+        python=platform.python_version(),
+    )
+
+
+def worker_env(job_dir: Path, interpret: bool, gpu: int | None) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k not in (SECRET_ENV, SECRET_FILE_ENV)}
+    package_root = str(Path(__file__).resolve().parent.parent)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (package_root, env.get("PYTHONPATH")) if p)
+    env["PYTHONUNBUFFERED"] = "1"
+    env["TRITON_CACHE_DIR"] = str(job_dir / "triton-cache")
+    env.pop("TRITON_INTERPRET", None)
+    if interpret:
+        env["TRITON_INTERPRET"] = "1"
+    if gpu is not None:
+        env["CUDA_VISIBLE_DEVICES"] = str(gpu)
+    return env

@@ -1,0 +1,371 @@
+"""A puzzle as data: frozen dataclasses and `load_spec(path)`.
+
+A puzzle.yaml is validated here once; every error names the file and the key, so a typo in a spec
+is a one-line message, never a traceback.
+"""
+
+from __future__ import annotations
+
+import ast
+import math
+import operator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from judge.errors import SpecError
+
+DTYPES = ("float16", "bfloat16", "float32", "float64", "int8", "uint8", "int16", "int32", "int64")
+FLOAT_DTYPES = ("float16", "bfloat16", "float32", "float64")
+ROLES = ("in", "out", "inout", "size", "scalar")
+DIFFICULTIES = ("easy", "medium", "hard")
+DISTS = ("uniform", "normal", "randint", "mixed")
+PEAKS = ("copy_bandwidth", "matmul_fp32", "matmul_tf32", "matmul_fp16")
+
+
+@dataclass(frozen=True)
+class Draw:
+    """How the values of one input buffer are drawn."""
+
+    dist: str  # one of DISTS
+    low: float = -1.0  # uniform / randint: lower bound (inclusive)
+    high: float = 1.0  # uniform / randint: upper bound (exclusive for randint)
+    mean: float = 0.0  # normal: mean
+    std: float = 1.0  # normal: standard deviation
+
+
+@dataclass(frozen=True)
+class Arg:
+    """One parameter of `solve()`, in signature order."""
+
+    name: str  # the parameter's name in the signature, e.g. "a_ptr" or "N"
+    role: str  # in | out | inout (buffers), size (an int), scalar (a float such as eps)
+    dtype: str = ""  # element type of a buffer, one of DTYPES; empty for sizes and scalars
+    shape: tuple[str, ...] = ()  # a buffer's shape as expressions in the sizes, e.g. ("M", "K")
+    draw: Draw | None = None  # how an input buffer is filled
+    value: float | None = None  # a scalar's value
+
+    @property
+    def is_buffer(self) -> bool:
+        return self.role in ("in", "out", "inout")
+
+
+@dataclass(frozen=True)
+class Tolerance:
+    """Accepted error: |got - expected| <= atol + rtol * |expected|, element by element."""
+
+    atol: float
+    rtol: float
+    note: str = ""  # why these numbers (precision accepted, reduction length)
+
+
+@dataclass(frozen=True)
+class Case:
+    """One judged input: sizes and a seed; tests and benchmarks are lists of these."""
+
+    name: str  # short label shown in reports, e.g. "N=1025"
+    sizes: tuple[tuple[str, int], ...]  # every size argument with its value
+    seed: int  # the spec's seed (an instructor's secret seed is mixed in by the runner)
+    draw: str = ""  # override for every float input: "" (each arg's own draw) or "mixed"
+    interpret: bool = True  # also run in interpreter (CPU) mode
+
+    @property
+    def size_map(self) -> dict[str, int]:
+        return dict(self.sizes)
+
+
+@dataclass(frozen=True)
+class SpeedOfLight:
+    """The work a call must do, and the device peak it is measured against."""
+
+    measure: str  # "bytes" or "flop"
+    formula: str  # expression in the sizes, e.g. "12 * N"
+    peak: str  # one of PEAKS
+
+
+@dataclass(frozen=True)
+class PuzzleSpec:
+    """Everything the judge knows about one puzzle."""
+
+    id: str
+    title: str
+    difficulty: str
+    tags: tuple[str, ...]
+    statement: str
+    example: str
+    args: tuple[Arg, ...]
+    tolerance: Tolerance
+    limits: tuple[tuple[str, int, int], ...]  # (size, min, max) for every size argument
+    tests: tuple[Case, ...]
+    benchmarks: tuple[Case, ...]
+    speed_of_light: SpeedOfLight
+    timeout_s: float  # wall-clock limit of one phase (import, one case, one benchmark)
+    directory: Path  # the puzzle's directory (template.py, reference.py, solutions/)
+
+    @property
+    def buffers(self) -> tuple[Arg, ...]:
+        return tuple(a for a in self.args if a.is_buffer)
+
+    @property
+    def size_names(self) -> tuple[str, ...]:
+        return tuple(a.name for a in self.args if a.role == "size")
+
+    @property
+    def signature(self) -> str:
+        return f"solve({', '.join(a.name for a in self.args)})"
+
+    def arg(self, name: str) -> Arg:
+        return next(a for a in self.args if a.name == name)
+
+
+# ---------------------------------------------------------------------------------------------
+# Size expressions: "N", "M * K", "cdiv(N, 2)". Parsed with ast, never eval.
+
+_BINOPS = {
+    ast.Add: operator.add,
+    ast.Sub: operator.sub,
+    ast.Mult: operator.mul,
+    ast.FloorDiv: operator.floordiv,
+    ast.Div: operator.truediv,
+    ast.Mod: operator.mod,
+    ast.Pow: operator.pow,
+}
+_FUNCS = {"min": min, "max": max, "cdiv": lambda a, b: -(-a // b), "sqrt": math.sqrt}
+
+
+def evaluate(expr: str | int | float, env: dict[str, float]) -> float:
+    """Value of an arithmetic expression over named sizes; raises ValueError when it is not one."""
+    if isinstance(expr, (int, float)):
+        return expr
+    try:
+        tree = ast.parse(str(expr), mode="eval")
+    except SyntaxError as exc:
+        raise ValueError(f"not an expression: {expr!r}") from exc
+    return _eval_node(tree.body, env)
+
+
+def _eval_node(node: ast.AST, env: dict[str, float]) -> float:
+    if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)):
+        return node.value
+    if isinstance(node, ast.Name):
+        if node.id not in env:
+            raise ValueError(f"unknown name {node.id!r}")
+        return env[node.id]
+    if isinstance(node, ast.BinOp) and type(node.op) in _BINOPS:
+        return _BINOPS[type(node.op)](_eval_node(node.left, env), _eval_node(node.right, env))
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        return -_eval_node(node.operand, env)
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in _FUNCS:
+        return _FUNCS[node.func.id](*(_eval_node(a, env) for a in node.args))
+    raise ValueError(f"unsupported syntax in {ast.unparse(node)!r}")
+
+
+def numel(arg: Arg, sizes: dict[str, int]) -> int:
+    """Number of elements of a buffer argument for the given sizes."""
+    return math.prod(int(evaluate(dim, sizes)) for dim in arg.shape)
+
+
+# ---------------------------------------------------------------------------------------------
+# Loading and validation.
+
+
+class _Reader:
+    """Typed access to a YAML mapping that reports `file: key: problem` on every error."""
+
+    def __init__(self, path: Path, data: Any, where: str = ""):
+        self.path, self.data, self.where = path, data, where
+        if not isinstance(data, dict):
+            self.fail(f"expected a mapping, got {type(data).__name__}")
+
+    def fail(self, message: str, key: str = "") -> SpecError:
+        location = ".".join(p for p in (self.where, key) if p) or "(top level)"
+        raise SpecError(f"{self.path}: {location}: {message}")
+
+    def get(self, key: str, kind: type | tuple[type, ...], default: Any = ...) -> Any:
+        if key not in self.data:
+            if default is ...:
+                self.fail("missing key", key)
+            return default
+        value = self.data[key]
+        kinds = kind if isinstance(kind, tuple) else (kind,)
+        if float in kinds and isinstance(value, int) and not isinstance(value, bool):
+            value = float(value)
+        if not isinstance(value, kinds) or (isinstance(value, bool) and bool not in kinds):
+            names = " or ".join(k.__name__ for k in kinds)
+            self.fail(f"expected {names}, got {type(value).__name__} {value!r}", key)
+        return value
+
+    def child(self, key: str, value: Any) -> _Reader:
+        return _Reader(self.path, value, f"{self.where}.{key}" if self.where else key)
+
+    def choice(self, key: str, options: tuple[str, ...], default: Any = ...) -> str:
+        value = self.get(key, str, default)
+        if value not in options:
+            self.fail(f"unknown value {value!r} (expected one of: {', '.join(options)})", key)
+        return value
+
+
+def load_spec(path: str | Path) -> PuzzleSpec:
+    """Read and validate a puzzle.yaml; raises SpecError naming the file and the key."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise SpecError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f"line {mark.line + 1}" if mark else "(syntax)"
+        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        raise SpecError(f"{path}: {where}: YAML syntax error: {problem}") from None
+    return _build_spec(_Reader(path, data), path.parent)
+
+
+def _build_spec(r: _Reader, directory: Path) -> PuzzleSpec:
+    args = tuple(_build_arg(r.child(f"args[{i}]", a)) for i, a in enumerate(r.get("args", list)))
+    _check_args(r, args)
+    limits = _build_limits(r, args)
+    sizes = {a.name for a in args if a.role == "size"}
+    spec = PuzzleSpec(
+        id=r.get("id", str),
+        title=r.get("title", str),
+        difficulty=r.choice("difficulty", DIFFICULTIES),
+        tags=tuple(str(t) for t in r.get("tags", list, [])),
+        statement=r.get("statement", str).strip(),
+        example=r.get("example", str, "").strip(),
+        args=args,
+        tolerance=_build_tolerance(r.child("tolerance", r.get("tolerance", dict))),
+        limits=limits,
+        tests=_build_cases(r, "tests", args, limits),
+        benchmarks=_build_cases(r, "benchmarks", args, limits),
+        speed_of_light=_build_sol(r.child("speed_of_light", r.get("speed_of_light", dict)), sizes),
+        timeout_s=r.get("timeout_s", float, 60.0),
+        directory=directory,
+    )
+    if spec.id != directory.name:
+        r.fail(f"id {spec.id!r} does not match the directory name {directory.name!r}", "id")
+    if not spec.tests:
+        r.fail("at least one test case is needed", "tests")
+    return spec
+
+
+def _build_arg(r: _Reader) -> Arg:
+    name, role = r.get("name", str), r.choice("role", ROLES)
+    if not name.isidentifier():
+        r.fail(f"{name!r} is not a Python identifier", "name")
+    if role in ("size", "scalar"):
+        value = r.get("value", float, None) if role == "scalar" else None
+        if role == "scalar" and value is None:
+            r.fail("a scalar needs a value", "value")
+        return Arg(name=name, role=role, value=value)
+    shape = r.get("shape", list)
+    if not shape:
+        r.fail("a buffer needs a non-empty shape", "shape")
+    draw = _build_draw(r.child("draw", r.get("draw", dict))) if role != "out" else None
+    if role != "out" and draw is None:
+        r.fail("an input buffer needs a draw", "draw")
+    return Arg(
+        name=name,
+        role=role,
+        dtype=r.choice("dtype", DTYPES),
+        shape=tuple(str(d) for d in shape),
+        draw=draw,
+    )
+
+
+def _build_draw(r: _Reader) -> Draw:
+    dist = r.choice("dist", DISTS)
+    draw = Draw(
+        dist=dist,
+        low=r.get("low", float, -1.0),
+        high=r.get("high", float, 1.0),
+        mean=r.get("mean", float, 0.0),
+        std=r.get("std", float, 1.0),
+    )
+    if dist in ("uniform", "randint") and not draw.low < draw.high:
+        r.fail(f"low ({draw.low}) must be below high ({draw.high})", "low")
+    return draw
+
+
+def _check_args(r: _Reader, args: tuple[Arg, ...]) -> None:
+    names = [a.name for a in args]
+    duplicate = next((n for n in names if names.count(n) > 1), None)
+    if duplicate:
+        r.fail(f"argument {duplicate!r} appears twice", "args")
+    sizes = {a.name: 1 for a in args if a.role == "size"}
+    for i, arg in enumerate(args):
+        for dim in arg.shape:
+            try:
+                evaluate(dim, sizes)
+            except ValueError as exc:
+                r.fail(f"shape {dim!r}: {exc}", f"args[{i}].shape")
+    if not any(a.role in ("out", "inout") for a in args):
+        r.fail("no output buffer (role out or inout)", "args")
+
+
+def _build_limits(r: _Reader, args: tuple[Arg, ...]) -> tuple[tuple[str, int, int], ...]:
+    raw = r.child("limits", r.get("limits", dict))
+    limits = []
+    for name in (a.name for a in args if a.role == "size"):
+        bounds = raw.get(name, list)
+        if len(bounds) != 2 or not all(isinstance(b, int) for b in bounds):
+            raw.fail("expected [min, max] as two integers", name)
+        limits.append((name, bounds[0], bounds[1]))
+    return tuple(limits)
+
+
+def _build_tolerance(r: _Reader) -> Tolerance:
+    tol = Tolerance(
+        atol=r.get("atol", float), rtol=r.get("rtol", float), note=r.get("note", str, "")
+    )
+    if tol.atol < 0 or tol.rtol < 0:
+        r.fail("tolerances must be non-negative", "atol")
+    return tol
+
+
+def _build_cases(r: _Reader, key: str, args: tuple[Arg, ...], limits) -> tuple[Case, ...]:
+    cases = []
+    for i, raw in enumerate(r.get(key, list, [])):
+        c = r.child(f"{key}[{i}]", raw)
+        sizes = c.child("sizes", c.get("sizes", dict))
+        values = []
+        for name, low, high in limits:
+            value = sizes.get(name, int)
+            if not low <= value <= high:
+                sizes.fail(f"{value} is outside the limits [{low}, {high}]", name)
+            values.append((name, value))
+        extra = set(sizes.data) - {n for n, _, _ in limits}
+        if extra:
+            sizes.fail(f"unknown size {sorted(extra)[0]!r}")
+        label = c.get("name", str, " ".join(f"{n}={v}" for n, v in values))
+        draw = c.get("draw", str, "")
+        if draw not in ("", "mixed"):
+            c.fail(f"unknown draw {draw!r} (expected 'mixed' or nothing)", "draw")
+        cases.append(
+            Case(
+                name=label,
+                sizes=tuple(values),
+                seed=c.get("seed", int),
+                draw=draw,
+                interpret=c.get("interpret", bool, True),
+            )
+        )
+    return tuple(cases)
+
+
+def _build_sol(r: _Reader, sizes: set[str]) -> SpeedOfLight:
+    measures = [m for m in ("bytes", "flop") if m in r.data]
+    if len(measures) != 1:
+        r.fail("give exactly one of 'bytes' or 'flop'")
+    formula = str(r.get(measures[0], (str, int)))
+    try:
+        evaluate(formula, dict.fromkeys(sizes, 1))
+    except ValueError as exc:
+        r.fail(str(exc), measures[0])
+    default_peak = "copy_bandwidth" if measures[0] == "bytes" else "matmul_tf32"
+    return SpeedOfLight(
+        measure=measures[0], formula=formula, peak=r.choice("peak", PEAKS, default_peak)
+    )

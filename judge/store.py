@@ -1,0 +1,167 @@
+"""Stored results: every judged run, one row, in SQLite.
+
+The database lives in the user's data directory unless `--db PATH` or TPUZZLE_DB says otherwise. The
+schema version is SQLite's `user_version`; MIGRATIONS[i] takes a database from version i to i + 1.
+WAL mode lets several judges write at once; each run is committed on its own, so a killed batch
+keeps every run it finished.
+"""
+
+from __future__ import annotations
+
+import getpass
+import hashlib
+import json
+import os
+import sqlite3
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+
+from judge.results import RunReport
+
+ENV_VAR = "TPUZZLE_DB"
+
+MIGRATIONS = (
+    """
+    CREATE TABLE runs (
+        id INTEGER PRIMARY KEY,
+        created_at TEXT NOT NULL,          -- ISO 8601, UTC
+        submitter TEXT NOT NULL,
+        puzzle TEXT NOT NULL,
+        submission TEXT NOT NULL,          -- path as given
+        submission_sha256 TEXT NOT NULL,
+        verdict TEXT NOT NULL,
+        reason TEXT NOT NULL,
+        mode TEXT NOT NULL,                -- gpu | interpreter
+        device TEXT NOT NULL,
+        ranked INTEGER NOT NULL,           -- 1 when the result may enter a leaderboard
+        median_ms REAL, p20_ms REAL, p80_ms REAL, samples INTEGER,
+        gbps REAL, tflops REAL, sol_pct REAL, speedup REAL,
+        env_json TEXT NOT NULL,
+        report_json TEXT NOT NULL
+    );
+    CREATE INDEX runs_puzzle ON runs (puzzle, device, verdict);
+    CREATE INDEX runs_submitter ON runs (submitter, puzzle);
+    """,
+)
+
+
+def default_path() -> Path:
+    if os.environ.get(ENV_VAR):
+        return Path(os.environ[ENV_VAR]).expanduser()
+    base = Path(os.environ.get("XDG_DATA_HOME") or "~/.local/share").expanduser()
+    return base / "tpuzzle" / "results.db"
+
+
+def default_submitter() -> str:
+    try:
+        return getpass.getuser()
+    except (KeyError, OSError):
+        return "anonymous"
+
+
+def connect(path: Path | None = None) -> sqlite3.Connection:
+    """Open (and create or migrate) the results database."""
+    path = path or default_path()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    conn = sqlite3.connect(path, timeout=30)
+    conn.row_factory = sqlite3.Row
+    conn.execute("PRAGMA journal_mode=WAL")
+    conn.execute("PRAGMA busy_timeout=30000")
+    migrate(conn)
+    return conn
+
+
+def migrate(conn: sqlite3.Connection) -> None:
+    version = conn.execute("PRAGMA user_version").fetchone()[0]
+    for step in range(version, len(MIGRATIONS)):
+        with conn:
+            conn.executescript(f"BEGIN; {MIGRATIONS[step]} PRAGMA user_version = {step + 1};")
+
+
+def file_sha256(path: Path) -> str:
+    try:
+        return hashlib.sha256(path.read_bytes()).hexdigest()
+    except OSError:
+        return ""
+
+
+def record(conn: sqlite3.Connection, report: RunReport, submitter: str) -> int:
+    """Store one report; returns its row id. Committed before returning."""
+    t = report.timing[0] if report.timing else None
+    row = {
+        "created_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "submitter": submitter,
+        "puzzle": report.puzzle,
+        "submission": report.submission,
+        "submission_sha256": file_sha256(Path(report.submission)),
+        "verdict": report.verdict.value,
+        "reason": report.reason,
+        "mode": report.env.mode,
+        "device": report.env.device,
+        "ranked": int(report.ranked),
+        "median_ms": t and t.median_ms,
+        "p20_ms": t and t.p20_ms,
+        "p80_ms": t and t.p80_ms,
+        "samples": t and t.samples,
+        "gbps": t and t.gbps,
+        "tflops": t and t.tflops,
+        "sol_pct": t and t.sol_pct,
+        "speedup": t and t.speedup_vs_reference,
+        "env_json": json.dumps(report.to_dict()["env"]),
+        "report_json": json.dumps(report.to_dict()),
+    }
+    with conn:
+        cur = conn.execute(
+            f"INSERT INTO runs ({', '.join(row)}) VALUES ({', '.join('?' * len(row))})",
+            tuple(row.values()),
+        )
+    return int(cur.lastrowid)
+
+
+@dataclass(frozen=True)
+class Best:
+    """A submitter's best result on one puzzle."""
+
+    puzzle: str
+    verdict: str  # "passed" when any run passed, else the latest verdict
+    median_ms: float | None  # best ranked median, None when nothing was timed
+    device: str
+
+
+def best_per_puzzle(conn: sqlite3.Connection, submitter: str) -> dict[str, Best]:
+    """For `tpuzzle list`: the fastest ranked pass, else any pass, else the latest run."""
+    rows = conn.execute(
+        "SELECT puzzle, verdict, ranked, median_ms, device FROM runs WHERE submitter = ? "
+        "ORDER BY id",
+        (submitter,),
+    ).fetchall()
+    best: dict[str, Best] = {}
+    for r in rows:
+        current = best.get(r["puzzle"])
+        candidate = Best(
+            r["puzzle"], r["verdict"], r["median_ms"] if r["ranked"] else None, r["device"]
+        )
+        if current is None or _better(candidate, current):
+            best[r["puzzle"]] = candidate
+    return best
+
+
+def _better(new: Best, old: Best) -> bool:
+    if (new.verdict == "passed") != (old.verdict == "passed"):
+        return new.verdict == "passed"
+    if new.verdict != "passed":
+        return True  # the latest failure replaces an older one
+    if new.median_ms is None or old.median_ms is None:
+        return old.median_ms is None
+    return new.median_ms < old.median_ms
+
+
+def ranked_medians(conn: sqlite3.Connection, puzzle: str, device: str) -> dict[str, float]:
+    """Best ranked median per submitter for one puzzle on one GPU model."""
+    rows = conn.execute(
+        "SELECT submitter, MIN(median_ms) AS best FROM runs WHERE puzzle = ? AND device = ? "
+        "AND ranked = 1 GROUP BY submitter",
+        (puzzle, device),
+    ).fetchall()
+    return {r["submitter"]: r["best"] for r in rows}

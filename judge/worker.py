@@ -1,0 +1,297 @@
+"""The worker: a fresh process that runs one submission on command from the trusted parent.
+
+Started by the runner as `python -m judge.worker JOB_DIR CMD_FD EVENT_FD`. It reads one JSON command
+per line on CMD_FD and answers one JSON event per line on EVENT_FD; buffers travel as raw files in
+JOB_DIR. It never judges: it hands back the bytes of every buffer (guard bands included) and the
+parent compares them against references it computed itself.
+
+Order matters for trust: calibration and the reference's timing happen before the submission is
+imported, so nothing the submission does can touch them.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import os
+import platform
+import sys
+from pathlib import Path
+
+from judge import bench, inputs
+from judge.loader import LoadError, describe, import_file, load_solve
+from judge.spec import load_spec
+
+# PyTorch operations a solve() may use: allocating scratch memory and views of it.
+ALLOWED_OPS = {
+    "empty",
+    "empty_strided",
+    "empty_like",
+    "new_empty",
+    "new_empty_strided",
+    "zeros",
+    "zeros_like",
+    "new_zeros",
+    "ones",
+    "ones_like",
+    "new_ones",
+    "zero_",
+    "fill_",
+    "full",
+    "full_like",
+    "view",
+    "_unsafe_view",
+    "as_strided",
+    "slice",
+    "select",
+    "alias",
+    "detach",
+    "lift_fresh",
+    "reshape",
+    "_reshape_alias",
+    "unsqueeze",
+    "squeeze",
+    "t",
+    "transpose",
+    "permute",
+    "expand",
+}
+
+
+class Rejected(Exception):
+    """solve() used PyTorch to do the work."""
+
+
+class Worker:
+    def __init__(self, job_dir: Path, cmd_fd: int, event_fd: int):
+        self.dir = job_dir
+        self.commands = os.fdopen(cmd_fd, "r", buffering=1)
+        self.events = os.fdopen(event_fd, "w", buffering=1)
+        self.job = json.loads((job_dir / "job.json").read_text())
+        self.spec = load_spec(self.job["spec"])
+        self.interpret = bool(self.job["interpret"])
+        self.device = "cpu" if self.interpret else "cuda"
+        self.solve = None
+        self.reference = None
+
+    # -------------------------------------------------------------------- protocol
+
+    def send(self, event: str, **fields) -> None:
+        self.events.write(json.dumps({"event": event, **fields}) + "\n")
+        self.events.flush()
+
+    def serve(self) -> None:
+        import torch  # noqa: F401 - imported before any submission code
+
+        self.send("ready", env=environment(self.interpret))
+        for line in self.commands:
+            cmd = json.loads(line)
+            if cmd["op"] == "exit":
+                return
+            handler = getattr(self, f"op_{cmd['op']}")
+            try:
+                handler(cmd)
+            except LoadError as exc:
+                self.send("error", kind=exc.kind, message=exc.message)
+                return
+            except Rejected as exc:
+                self.send("rejected", kind="torch-in-solve", message=str(exc))
+                return
+            except BaseException as exc:  # noqa: BLE001 - a submission's fault ends this worker
+                kind, message = classify(exc)
+                self.send("error", kind=kind, message=message)
+                return
+
+    # -------------------------------------------------------------------- before the submission
+
+    def op_calibrate(self, cmd: dict) -> None:
+        self.send("calibrated", values=bench.calibrate())
+
+    def op_time_reference(self, cmd: dict) -> None:
+        if self.reference is None:
+            module = import_file(self.spec.directory / "reference.py", "reference")
+            self.reference = module.reference
+        sets = [self.build(cmd["sizes"], seed, cmd.get("draw", ""))[1] for seed in cmd["seeds"]]
+        calls = itertools.cycle(sets)
+        times = bench.time_calls(lambda: self.reference(*next(calls)))
+        self.send("reference_timed", times=times)
+
+    # -------------------------------------------------------------------- the submission
+
+    def op_load(self, cmd: dict) -> None:
+        if self.interpret:
+            patch_autotuner_for_interpreter()
+        self.solve = load_solve(self.job["submission"], len(self.spec.args), self.spec.signature)
+        self.send("loaded")
+
+    def op_case(self, cmd: dict) -> None:
+        fulls, _, pointer_args = self.prepare(cmd["sizes"], cmd["seed"], cmd.get("draw", ""))
+        self.call(pointer_args)
+        self.send("case_done", files=self.dump(fulls, cmd["tag"]))
+
+    def op_bench(self, cmd: dict) -> None:
+        prepared = [self.prepare(cmd["sizes"], s, cmd.get("draw", "")) for s in cmd["seeds"]]
+        for _, _, args in prepared:  # first calls: compile and autotune, never timed
+            self.call(args)
+        calls = itertools.cycle([args for _, _, args in prepared])
+
+        def one_call() -> None:
+            self.call(next(calls), synchronize=False)
+
+        timed = {}
+        if cmd.get("timed", True):
+            timed = {
+                "times": bench.time_calls(one_call),
+                "cross_check": bench.cross_check(one_call),
+            }
+        else:  # untimed: each set is simply called again, as timing would
+            for _ in prepared:
+                one_call()
+        files = []
+        for j, (fulls, _, args) in enumerate(prepared):  # re-check the timed calls' outputs
+            self.reset(fulls, cmd["sizes"], cmd["seeds"][j], cmd.get("draw", ""))
+            self.call(args)
+            files.append(self.dump(fulls, f"{cmd['tag']}_set{j}"))
+        self.send("bench_done", files=files, **timed)
+
+    # -------------------------------------------------------------------- buffers
+
+    def build(self, sizes: dict, seed: int, draw: str):
+        """Guarded buffers for one input set: (full allocations, reference args)."""
+        initial = inputs.pristine(self.spec, sizes, seed, draw)
+        fulls, views = {}, {}
+        for lay in inputs.layouts(self.spec, sizes):
+            fulls[lay.arg.name] = inputs.guarded(lay, initial.get(lay.arg.name), self.device)
+            views[lay.arg.name] = inputs.data_view(fulls[lay.arg.name], lay)
+        return fulls, inputs.call_args(self.spec, sizes, views)
+
+    def prepare(self, sizes: dict, seed: int, draw: str):
+        fulls, tensor_args = self.build(sizes, seed, draw)
+        pointers = [a.data_ptr() if hasattr(a, "data_ptr") else a for a in tensor_args]
+        self.sync()
+        return fulls, tensor_args, pointers
+
+    def reset(self, fulls: dict, sizes: dict, seed: int, draw: str) -> None:
+        initial = inputs.pristine(self.spec, sizes, seed, draw)
+        for lay in inputs.layouts(self.spec, sizes):
+            inputs.refill(fulls[lay.arg.name], lay, _to(initial.get(lay.arg.name), self.device))
+        self.sync()
+
+    def dump(self, fulls: dict, tag: str) -> dict[str, str]:
+        self.sync()
+        files = {}
+        for name, full in fulls.items():
+            path = self.dir / f"{tag}_{name}.bin"
+            full.view(-1).view(__import__("torch").uint8).cpu().numpy().tofile(path)
+            files[name] = str(path)
+        return files
+
+    def call(self, args: list, synchronize: bool = True) -> None:
+        with referee() as mode:
+            self.solve(*args)
+        if mode.violation:
+            raise Rejected(mode.violation)
+        if synchronize:
+            self.sync()
+
+    def sync(self) -> None:
+        if not self.interpret:
+            import torch
+
+            torch.cuda.synchronize()
+
+
+def _to(tensor, device: str):
+    return None if tensor is None else tensor.to(device)
+
+
+_MODE_CLASS = None
+
+
+def referee():
+    """A TorchDispatchMode that sees every ATen op run during solve() and rejects real work.
+
+    The first forbidden op is remembered even if the submission catches the exception.
+    """
+    global _MODE_CLASS
+    if _MODE_CLASS is None:
+        from torch.utils._python_dispatch import TorchDispatchMode
+
+        class RefereeMode(TorchDispatchMode):
+            violation = ""
+
+            def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+                name = func.__name__.split(".")[0]
+                if name not in ALLOWED_OPS:
+                    self.violation = self.violation or (
+                        f"solve() used PyTorch to do the work: aten.{name} ran inside solve(); "
+                        "only Triton kernels may compute the answer"
+                    )
+                    raise Rejected(self.violation)
+                return func(*args, **(kwargs or {}))
+
+        _MODE_CLASS = RefereeMode
+    return _MODE_CLASS()
+
+
+def patch_autotuner_for_interpreter() -> None:
+    """Triton's autotuner benchmarks configs through a GPU driver, which the interpreter lacks.
+
+    In interpreter mode every config is given the same time, so the first config is used.
+    """
+    from triton.runtime import autotuner
+
+    autotuner.Autotuner._bench = lambda self, *args, **kwargs: [0.0, 0.0, 0.0]
+
+
+def classify(exc: BaseException) -> tuple[str, str]:
+    """(reason, message) for an exception raised by a submission's solve()."""
+    if isinstance(exc, SystemExit):
+        return "exit", f"solve() called sys.exit({exc.code})"
+    module = type(exc).__module__ or ""
+    text = describe(exc)
+    if module.startswith("triton") and ("compil" in module or "Interpreter" in type(exc).__name__):
+        return "compile-error", f"the kernel did not compile: {text}"
+    if module.startswith("triton") and type(exc).__name__ in ("CompilationError", "TritonError"):
+        return "compile-error", f"the kernel did not compile: {text}"
+    lowered = str(exc).lower()
+    if "cuda error" in lowered or "illegal memory access" in lowered or "accelerator" in lowered:
+        return "cuda-error", f"CUDA error: {text}"
+    return "exception", f"solve() raised {text}"
+
+
+def environment(interpret: bool) -> dict:
+    import torch
+    import triton
+
+    env = {
+        "mode": "interpreter" if interpret else "gpu",
+        "device": "cpu (Triton interpreter)",
+        "driver": "",
+        "cuda": torch.version.cuda or "",
+        "triton": triton.__version__,
+        "torch": torch.__version__,
+        "python": platform.python_version(),
+    }
+    if not interpret:
+        env["device"] = torch.cuda.get_device_name()
+        env["driver"] = driver_version()
+    return env
+
+
+def driver_version() -> str:
+    try:
+        text = Path("/proc/driver/nvidia/version").read_text()
+        return next(w for w in text.split() if w[:1].isdigit() and w.count(".") >= 1)
+    except (OSError, StopIteration):
+        return ""
+
+
+def main(argv: list[str]) -> int:
+    job_dir, cmd_fd, event_fd = Path(argv[1]), int(argv[2]), int(argv[3])
+    Worker(job_dir, cmd_fd, event_fd).serve()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

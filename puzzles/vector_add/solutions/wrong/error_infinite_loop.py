@@ -1,0 +1,7 @@
+# expect: error timeout
+# Never returns from Python.
+
+
+def solve(a_ptr: int, b_ptr: int, c_ptr: int, N: int):
+    while True:
+        pass

@@ -1,0 +1,7 @@
+# expect: error crash
+# Writes to a host address that is never mapped: the process dies from SIGSEGV.
+import ctypes
+
+
+def solve(a_ptr: int, b_ptr: int, c_ptr: int, N: int):
+    ctypes.memmove(8, b"boom", 4)

@@ -1,0 +1,39 @@
+import pytest
+
+from judge import bench
+
+
+def test_summarize_median_and_quantiles():
+    median, p20, p80, n = bench.summarize([5.0, 1.0, 3.0, 2.0, 4.0])
+    assert (median, n) == (3.0, 5)
+    assert p20 == pytest.approx(1.8) and p80 == pytest.approx(4.2)
+
+
+def test_throughput_and_speed_of_light(vector_add):
+    gbps, tflops = bench.throughput(vector_add, {"N": 25_000_000}, median_ms=0.1)
+    assert gbps == pytest.approx(3000.0) and tflops is None
+    calibration = {"copy_gbps": 3200.0, "peaks_tflops": {}}
+    assert bench.sol_percent(vector_add, gbps, None, calibration) == pytest.approx(93.75)
+    assert bench.sol_percent(vector_add, gbps, None, None) is None
+
+
+def test_consistent_flags_work_left_on_another_stream():
+    honest = {"event_ms": 1.00, "wall_ms": 1.03, "baseline_ms": 0.02}
+    hidden = {"event_ms": 0.01, "wall_ms": 1.03, "baseline_ms": 0.02}
+    tiny = {"event_ms": 0.001, "wall_ms": 0.04, "baseline_ms": 0.02}
+    assert bench.consistent(honest)
+    assert not bench.consistent(hidden)
+    assert bench.consistent(tiny)  # under 50 us of difference is not judged
+
+
+def test_ties_are_overlapping_spreads():
+    assert bench.is_tie((1.0, 0.95, 1.05), (1.02, 0.99, 1.06))
+    assert not bench.is_tie((1.0, 0.99, 1.01), (1.2, 1.19, 1.21))
+
+
+def test_calibration_cache_round_trip():
+    assert bench.load_calibration("gpu-a") is None
+    bench.save_calibration("gpu-a", {"copy_gbps": 1.0, "peaks_tflops": {"matmul_fp16": 2.0}})
+    bench.save_calibration("gpu-b", {"copy_gbps": 3.0, "peaks_tflops": {}})
+    assert bench.load_calibration("gpu-a")["peaks_tflops"]["matmul_fp16"] == 2.0
+    assert bench.load_calibration("gpu-b")["copy_gbps"] == 3.0

@@ -1,0 +1,91 @@
+import math
+
+import torch
+
+from judge import check, inputs
+from judge.spec import Arg, Tolerance
+
+TOL = Tolerance(atol=1e-5, rtol=1e-6)
+OUT = Arg(name="c_ptr", role="out", dtype="float32", shape=("N",))
+IN = Arg(name="a_ptr", role="in", dtype="float32", shape=("N",), draw=None)
+
+
+def buffer(n, values=None, arg=OUT):
+    lay = inputs.Layout(arg, n, inputs.guard_elems(arg.dtype))
+    full = inputs.guarded(lay, None if values is None else torch.tensor(values), "cpu")
+    return lay, full
+
+
+def test_compare_rejects_nan_and_accepts_equal_infinities():
+    got = torch.tensor([1.0, float("nan"), float("inf"), 1.1])
+    exp = torch.tensor([1.0, 1.0, float("inf"), 1.0], dtype=torch.float64)
+    assert check.compare(got, exp, TOL).tolist() == [True, False, True, False]
+    nan_both = check.compare(torch.tensor([math.nan]), torch.tensor([math.nan]), TOL)
+    assert nan_both.tolist() == [True]
+
+
+def test_check_output_reports_mismatches_and_unwritten():
+    lay, full = buffer(6)
+    data = inputs.data_view(full, lay)
+    data[:4] = torch.tensor([1.0, 2.0, 3.0, 5.0])
+    expected = torch.arange(1, 7, dtype=torch.float64)
+    result = check.check_output(lay, full, expected, TOL, was_output=True)
+    assert not result.ok
+    assert result.mismatches == 3 and result.unwritten == 2 and result.nan_count == 0
+    assert [m.index for m in result.first] == [3, 4, 5]
+    assert result.first[0].got == 5.0 and result.first[0].expected == 4.0
+    assert result.max_error == math.inf
+
+
+def test_guard_band_writes_are_counted_on_each_side():
+    lay, full = buffer(8)
+    inputs.data_view(full, lay).copy_(torch.arange(8.0))
+    full[lay.guard + 8 : lay.guard + 8 + 54] = 0.0  # 54 elements past the end
+    full[lay.guard - 2 : lay.guard] = 0.0  # 2 before the start
+    result = check.check_output(lay, full, torch.arange(8.0, dtype=torch.float64), TOL, True)
+    assert (result.guard_before, result.guard_after, result.mismatches) == (2, 54, 0)
+    assert not result.ok
+    assert "wrote 54 elements past the end of c_ptr" in check.hints([result], {})[0]
+
+
+def test_changed_input_is_detected_byte_for_byte():
+    initial = torch.tensor([1.0, -0.0, 3.0])
+    lay, full = buffer(3, [1.0, -0.0, 3.0], arg=IN)
+    assert check.check_input(lay, full, initial).ok
+    inputs.data_view(full, lay)[1] = 0.0  # -0.0 == 0.0 numerically, but not in bytes
+    result = check.check_input(lay, full, initial)
+    assert not result.ok and result.input_changed == 1
+    assert "changed the input a_ptr" in check.hints([result], {})[0]
+
+
+def test_written_prefix_and_its_hints():
+    lay, full = buffer(3000)
+    inputs.data_view(full, lay)[:1024] = 1.0
+    k = check.written_prefix(lay, full)
+    assert k == 1024
+    assert "tl.program_id(0)" in check.hints([_dummy(3000)], {"c_ptr": k})[0]
+    assert "round down" in check.hints([_dummy(1025)], {"c_ptr": 1024})[0]
+    assert "round down" in check.hints([_dummy(1100)], {"c_ptr": 1000})[0]
+    assert "nothing was written" in check.hints([_dummy(10)], {"c_ptr": 0})[0]
+    inputs.data_view(full, lay)[2000] = 1.0  # not a prefix any more
+    assert check.written_prefix(lay, full) is None
+
+
+def test_precision_hint():
+    lay, full = buffer(4)
+    expected = torch.tensor([1000.1, 2000.2, 3000.3, 4000.4], dtype=torch.float64)
+    inputs.data_view(full, lay).copy_(expected.half().float())
+    result = check.check_output(lay, full, expected, TOL, True)
+    assert "float16" in check.hints([result], {"c_ptr": None})[0]
+
+
+def test_discriminates():
+    assert check.discriminates(torch.full((4,), 5.0), TOL)
+    assert not check.discriminates(torch.zeros(4), TOL)
+    assert not check.discriminates(torch.zeros(0), TOL)
+
+
+def _dummy(n):
+    from judge.results import BufferCheck
+
+    return BufferCheck(name="c_ptr", ok=False, total=n)

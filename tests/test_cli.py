@@ -1,0 +1,144 @@
+import json
+import shutil
+import subprocess
+import sys
+
+import pytest
+from typer.testing import CliRunner
+
+from judge.cli import app
+
+SOLUTIONS = "puzzles/vector_add/solutions"
+
+
+@pytest.fixture
+def cli(monkeypatch, puzzles_root):
+    monkeypatch.chdir(puzzles_root.parent)
+    runner = CliRunner()
+
+    def invoke(*args):
+        return runner.invoke(app, list(args), terminal_width=120)
+
+    return invoke
+
+
+def test_list_shows_the_catalogue_and_then_your_best(cli):
+    result = cli("list")
+    assert result.exit_code == 0
+    assert "vector_add" in result.stdout and "Vector addition" in result.stdout
+    assert (
+        cli(
+            "run", "vector_add", f"{SOLUTIONS}/correct/plain.py", "--interpret", "--size", "N=100"
+        ).exit_code
+        == 0
+    )
+    assert "passed" in cli("list").stdout
+
+
+def test_show(cli):
+    result = cli("show", "vector_add")
+    assert result.exit_code == 0
+    assert "solve(a_ptr, b_ptr, c_ptr, N)" in result.stdout
+    assert "c = [6.0, 8.0, 10.0, 12.0]" in result.stdout
+
+
+def test_init_writes_the_template_and_refuses_to_overwrite(cli, tmp_path):
+    target = tmp_path / "subs" / "vector_add.py"
+    assert cli("init", "vector_add", "--dir", str(tmp_path / "subs")).exit_code == 0
+    assert "def solve(a_ptr: int, b_ptr: int, c_ptr: int, N: int)" in target.read_text()
+    target.write_text("# my work")
+    again = cli("init", "vector_add", "--dir", str(tmp_path / "subs"))
+    assert again.exit_code == 2 and "already exists" in again.stderr
+    assert target.read_text() == "# my work"
+    assert cli("init", "vector_add", "--dir", str(tmp_path / "subs"), "--force").exit_code == 0
+    assert target.read_text() != "# my work"
+
+
+def test_run_json_prints_one_object_and_exit_code_0(cli):
+    result = cli("run", "vector_add", f"{SOLUTIONS}/correct/plain.py", "--json", "--interpret")
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert data["verdict"] == "passed" and data["reason"] == "ok"
+    assert data["timing"] is None  # interpreter mode on this machine
+    assert data["env"]["mode"] == "interpreter"
+    assert {"sizes", "seed", "status", "max_error"} <= set(data["cases"][0])
+    assert all(c["status"] == "passed" for c in data["cases"])
+
+
+def test_run_wrong_submission_exit_code_1(cli):
+    result = cli(
+        "run", "vector_add", f"{SOLUTIONS}/wrong/failed_no_mask.py", "--json", "--interpret"
+    )
+    assert result.exit_code == 1
+    data = json.loads(result.stdout)
+    assert (data["verdict"], data["reason"]) == ("failed", "out-of-bounds")
+    failing = next(c for c in data["cases"] if c["status"] == "failed")
+    assert failing["reproduce"].startswith("tpuzzle run vector_add")
+    assert any("past the end of c_ptr" in h for h in failing["hints"])
+
+
+def test_run_human_report(cli):
+    result = cli(
+        "run", "vector_add", f"{SOLUTIONS}/wrong/failed_grid_rounds_down.py", "--interpret"
+    )
+    assert result.exit_code == 1
+    for expected in (
+        "FAILED",
+        "unwritten",
+        "first failing case",
+        "hint:",
+        "reproduce:",
+        "Interpreter mode",
+    ):
+        assert expected in result.stdout
+
+
+@pytest.mark.parametrize(
+    "args, words",
+    [
+        (("run", "vector_ad", "x.py"), "unknown puzzle 'vector_ad'; did you mean vector_add?"),
+        (("run", "vector_add", "missing.py"), "missing.py: no such file"),
+        (("show", "nope"), "unknown puzzle 'nope'"),
+        (("run", "vector_add", f"{SOLUTIONS}/correct/plain.py", "--size", "M=3"), "--size 'M=3'"),
+        (
+            ("run", "vector_add", f"{SOLUTIONS}/correct/plain.py", "--size", "N=0"),
+            "outside the limits",
+        ),
+    ],
+)
+def test_usage_errors_are_one_line_and_exit_code_2(cli, args, words):
+    result = cli(*args)
+    assert result.exit_code == 2
+    assert words in result.stderr
+    assert result.stderr.count("\n") == 1 and "Traceback" not in result.output
+
+
+def test_bad_flag_exit_code_2(cli):
+    assert cli("run", "vector_add", f"{SOLUTIONS}/correct/plain.py", "--bogus").exit_code == 2
+
+
+def test_malformed_spec_is_one_line(cli, tmp_path, puzzles_root):
+    shutil.copytree(puzzles_root / "vector_add", tmp_path / "vector_add")
+    spec = tmp_path / "vector_add" / "puzzle.yaml"
+    spec.write_text(
+        spec.read_text().replace(
+            "dtype: float32, shape: [N], draw", "dtype: float33, shape: [N], draw", 1
+        )
+    )
+    result = cli("show", "vector_add", "--puzzles", str(tmp_path))
+    assert result.exit_code == 2
+    assert result.stderr == (
+        f"error: {spec}: args[0].dtype: unknown value 'float33' (expected "
+        "one of: float16, bfloat16, float32, float64, int8, uint8, int16, "
+        "int32, int64)\n"
+    )
+
+
+def test_python_dash_m_judge(puzzles_root):
+    out = subprocess.run(
+        [sys.executable, "-m", "judge", "--help"],
+        cwd=puzzles_root.parent,
+        capture_output=True,
+        text=True,
+    )
+    assert out.returncode == 0 and "run" in out.stdout and "list" in out.stdout

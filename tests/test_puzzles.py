@@ -1,0 +1,140 @@
+"""Every puzzle: its spec, its reference, its shipped solutions, its template.
+
+The correct solutions must pass and each wrong solution must get the verdict and reason its first
+line states (`# expect: VERDICT REASON`, several reasons separated by `|`). CPU runs use Triton's
+interpreter on the cases a spec marks for it; the gpu-marked runs use every test case.
+"""
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+from judge import check, registry, runner
+from judge.results import Verdict
+
+ROOT = Path(__file__).resolve().parent.parent / "puzzles"
+IDS = registry.puzzle_ids(ROOT)
+TIMEOUT_S = 30
+
+# An independent formula per puzzle, in NumPy on float64: inputs by name, outputs by name.
+FORMULAS = {
+    "vector_add": lambda x, s: {"c_ptr": x["a_ptr"] + x["b_ptr"]},
+}
+
+
+def solutions(kind: str) -> list:
+    return [
+        pytest.param(pid, path, id=f"{pid}/{path.stem}")
+        for pid in IDS
+        for path in sorted((ROOT / pid / "solutions" / kind).glob("*.py"))
+    ]
+
+
+def expectation(path: Path) -> tuple[str, set[str]]:
+    first = path.read_text().splitlines()[0]
+    assert first.startswith("# expect: "), f"{path}: first line must be '# expect: VERDICT REASON'"
+    verdict, reasons = first.removeprefix("# expect: ").split()
+    assert path.stem.startswith(verdict), f"{path}: the file name must start with {verdict}"
+    return verdict, set(reasons.split("|"))
+
+
+def judge(pid: str, path: Path, gpu: bool):
+    spec = registry.get(pid, ROOT)
+    options = runner.RunOptions(interpret=not gpu, timing=False, timeout_s=TIMEOUT_S)
+    return runner.judge(spec, path, options)
+
+
+@pytest.mark.parametrize("pid", IDS)
+def test_spec_loads_with_solutions(pid):
+    spec = registry.get(pid, ROOT)
+    assert (spec.directory / "template.py").is_file()
+    assert list((spec.directory / "solutions" / "correct").glob("*.py"))
+    assert len(list((spec.directory / "solutions" / "wrong").glob("*.py"))) >= 2
+    assert any(c.interpret for c in spec.tests), "no case runs in interpreter mode"
+    assert spec.benchmarks, "no benchmark case"
+
+
+@pytest.mark.parametrize("pid", IDS)
+def test_reference_matches_an_independent_formula(pid):
+    spec = registry.get(pid, ROOT)
+    reference = runner.load_reference(spec)
+    for case in [c for c in spec.tests if c.interpret][:6]:
+        from judge import inputs
+
+        drawn = {
+            k: v.double().numpy()
+            for k, v in inputs.pristine(spec, case.size_map, case.seed, case.draw).items()
+        }
+        want = FORMULAS[pid](drawn, case.size_map)
+        got = runner.expected_outputs(spec, reference, case)
+        for name, values in want.items():
+            np.testing.assert_allclose(got[name].numpy(), values, rtol=1e-12, atol=0)
+
+
+@pytest.mark.parametrize("pid", IDS)
+def test_every_case_discriminates(pid):
+    """An all-zero answer must fail every case: the reference sits well above atol."""
+    spec = registry.get(pid, ROOT)
+    reference = runner.load_reference(spec)
+    for case in (c for c in spec.tests if c.interpret):
+        for name, values in runner.expected_outputs(spec, reference, case).items():
+            assert check.discriminates(values, spec.tolerance), f"{case.name}: {name}"
+
+
+@pytest.mark.parametrize("pid, path", solutions("correct"))
+def test_correct_solution_passes(pid, path):
+    report = judge(pid, path, gpu=False)
+    assert report.verdict is Verdict.PASSED, f"{report.reason}: {report.message}"
+
+
+@pytest.mark.parametrize("pid, path", solutions("wrong"))
+def test_wrong_solution_gets_its_verdict(pid, path):
+    verdict, reasons = expectation(path)
+    report = judge(pid, path, gpu=False)
+    assert report.verdict.value == verdict, f"{report.reason}: {report.message}"
+    assert report.reason in reasons, report.message
+
+
+@pytest.mark.parametrize("pid", IDS)
+def test_template_fails_cleanly(pid):
+    report = judge(pid, ROOT / pid / "template.py", gpu=False)
+    assert (report.verdict, report.reason) == (Verdict.FAILED, "unwritten"), report.message
+
+
+# ------------------------------------------------------------------------------ on the GPU
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("pid, path", solutions("correct"))
+def test_correct_solution_passes_on_gpu(pid, path):
+    report = judge(pid, path, gpu=True)
+    assert report.verdict is Verdict.PASSED, f"{report.reason}: {report.message}"
+    assert len(report.cases) == len(registry.get(pid, ROOT).tests)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("pid, path", solutions("wrong"))
+def test_wrong_solution_gets_its_verdict_on_gpu(pid, path):
+    verdict, reasons = expectation(path)
+    report = judge(pid, path, gpu=True)
+    assert report.verdict.value == verdict, f"{report.reason}: {report.message}"
+    assert report.reason in reasons, report.message
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("pid", IDS)
+def test_timed_run_on_gpu(pid):
+    path = sorted((ROOT / pid / "solutions" / "correct").glob("*.py"))[0]
+    spec = registry.get(pid, ROOT)
+    report = runner.judge(spec, path, runner.RunOptions(interpret=False, timeout_s=120))
+    assert report.verdict is Verdict.PASSED, f"{report.reason}: {report.message}"
+    timing = report.timing[0]
+    assert timing.samples >= 10 and timing.p20_ms <= timing.median_ms <= timing.p80_ms
+    assert timing.sol_pct is not None and 0 < timing.sol_pct
+    assert timing.speedup_vs_reference is not None and report.ranked == (
+        not timing.above_speed_of_light
+    )
+    assert report.env.driver and report.env.copy_gbps > 100
+    assert torch.cuda.is_available()

@@ -1,0 +1,68 @@
+import subprocess
+import sys
+
+import pytest
+
+from judge import registry
+from judge.errors import JudgeError, UnknownPuzzle
+
+
+def test_source_checkout_finds_the_catalogue(puzzles_root):
+    assert "vector_add" in registry.puzzle_ids(registry.puzzles_root())
+    assert registry.puzzles_root(puzzles_root) == puzzles_root
+
+
+def test_environment_variable_wins_over_the_bundled_copy(tmp_path, monkeypatch):
+    (tmp_path / "mine").mkdir()
+    monkeypatch.setenv(registry.ENV_VAR, str(tmp_path))
+    assert registry.puzzles_root() == tmp_path
+    assert registry.puzzle_ids(tmp_path) == []
+
+
+def test_explicit_directory_must_exist(tmp_path):
+    with pytest.raises(JudgeError, match="--puzzles: .* is not a directory"):
+        registry.puzzles_root(tmp_path / "missing")
+
+
+def test_unknown_puzzle_suggests_the_closest(puzzles_root):
+    with pytest.raises(UnknownPuzzle, match="did you mean vector_add"):
+        registry.get("vectoradd", puzzles_root)
+    with pytest.raises(UnknownPuzzle, match="tpuzzle list"):
+        registry.get("zzzzzz", puzzles_root)
+
+
+@pytest.mark.slow
+def test_non_editable_install_ships_the_catalogue(tmp_path, puzzles_root):
+    target = tmp_path / "site"
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "install",
+            "--quiet",
+            "--no-deps",
+            "--no-build-isolation",
+            "--target",
+            str(target),
+            str(puzzles_root.parent),
+        ],
+        check=True,
+        capture_output=True,
+    )
+    assert (target / "judge" / "puzzles" / "vector_add" / "puzzle.yaml").is_file()
+    code = (
+        "from judge import registry; r = registry.puzzles_root(); "
+        "print(r); print(registry.get('vector_add', r).title)"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=tmp_path,
+        check=True,
+        text=True,
+        capture_output=True,
+        env={"PYTHONPATH": str(target), "PATH": "/usr/bin"},
+    )
+    root, title = out.stdout.strip().splitlines()
+    assert root.startswith(str(target))
+    assert title == "Vector addition"

@@ -1,0 +1,94 @@
+import json
+
+from judge.results import BufferCheck, CaseResult, EnvInfo, Mismatch, RunReport, Timing, Verdict
+
+ENV = EnvInfo(
+    mode="gpu",
+    device="NVIDIA H100",
+    driver="580",
+    cuda="13.0",
+    triton="3.6.0",
+    torch="2.11.0",
+    python="3.12.3",
+    copy_gbps=3000.0,
+    peaks_tflops={"matmul_tf32": 400},
+)
+
+
+def sample_report() -> RunReport:
+    bad = BufferCheck(
+        name="c_ptr",
+        ok=False,
+        mismatches=1,
+        total=3,
+        max_error=2.0,
+        max_error_index=1,
+        first=(Mismatch(1, 3.0, 1.0, 2.0),),
+    )
+    return RunReport(
+        puzzle="vector_add",
+        submission="s.py",
+        verdict=Verdict.FAILED,
+        reason="wrong-answer",
+        message="case N=3",
+        env=ENV,
+        ranked=False,
+        cases=(
+            CaseResult(
+                name="N=3",
+                sizes={"N": 3},
+                seed=1,
+                status="failed",
+                max_error=2.0,
+                buffers=(bad,),
+                hints=("a hint",),
+                reproduce="tpuzzle run ...",
+            ),
+        ),
+        timing=(
+            Timing(
+                case="N=25M",
+                sizes={"N": 25},
+                median_ms=0.1,
+                p20_ms=0.09,
+                p80_ms=0.11,
+                samples=100,
+                input_sets=2,
+                gbps=3000.0,
+                sol_pct=95.0,
+                reference_median_ms=0.12,
+                speedup_vs_reference=1.2,
+            ),
+        ),
+    )
+
+
+def test_round_trip_through_json():
+    report = sample_report()
+    data = json.loads(json.dumps(report.to_dict()))
+    assert RunReport.from_dict(data) == report
+
+
+def test_json_shape_for_the_cli():
+    data = sample_report().to_dict()
+    assert data["verdict"] == "failed"
+    assert data["timing"]["median_ms"] == 0.1
+    assert data["timings"][0]["speedup_vs_reference"] == 1.2
+    assert data["cases"][0]["buffers"][0]["first"][0] == {
+        "index": 1,
+        "got": 3.0,
+        "expected": 1.0,
+        "error": 2.0,
+    }
+    assert data["env"]["triton"] == "3.6.0"
+
+
+def test_no_timing_is_null():
+    report = sample_report()
+    data = RunReport(**{**report.__dict__, "timing": ()}).to_dict()
+    assert data["timing"] is None and data["timings"] == []
+
+
+def test_verdict_is_a_string():
+    assert str(Verdict.PASSED) == "passed"
+    assert Verdict("error") is Verdict.ERROR

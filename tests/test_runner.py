@@ -1,0 +1,184 @@
+import os
+import tempfile
+import time
+
+import pytest
+
+from judge import runner
+from judge.results import Verdict
+from judge.spec import Case
+
+CORRECT = """
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def add(a_ptr, b_ptr, c_ptr, N, BLOCK: tl.constexpr):
+    a_ptr = a_ptr.to(tl.pointer_type(tl.float32))
+    b_ptr = b_ptr.to(tl.pointer_type(tl.float32))
+    c_ptr = c_ptr.to(tl.pointer_type(tl.float32))
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < N
+    tl.store(c_ptr + offs, tl.load(a_ptr + offs, mask=mask) + tl.load(b_ptr + offs, mask=mask),
+             mask=mask)
+
+
+def solve(a_ptr, b_ptr, c_ptr, N):
+    {body}
+    add[(triton.cdiv(N, 256),)](a_ptr, b_ptr, c_ptr, N, BLOCK=256)
+"""
+
+SMALL = (Case(name="N=300", sizes=(("N", 300),), seed=4),)
+
+
+def judge(spec, path, **options):
+    options.setdefault("interpret", True)
+    options.setdefault("timeout_s", 20)
+    return runner.judge(spec, path, runner.RunOptions(**options))
+
+
+def test_mix_seed():
+    assert runner.mix_seed(7, "") == 7
+    assert runner.mix_seed(7, "s3cret") == runner.mix_seed(7, "s3cret") != 7
+    assert runner.mix_seed(7, "s3cret") != runner.mix_seed(7, "other")
+
+
+def test_secret_from_environment_or_file(tmp_path, monkeypatch):
+    assert runner.secret_from_env() == ""
+    (tmp_path / "secret").write_text("from-a-file\n")
+    monkeypatch.setenv(runner.SECRET_FILE_ENV, str(tmp_path / "secret"))
+    assert runner.secret_from_env() == "from-a-file"
+    monkeypatch.setenv(runner.SECRET_ENV, "from-env")
+    assert runner.secret_from_env() == "from-env"
+
+
+def test_worker_environment(tmp_path, monkeypatch):
+    monkeypatch.setenv(runner.SECRET_ENV, "hidden")
+    env = runner.worker_env(tmp_path, interpret=False, gpu=1)
+    assert runner.SECRET_ENV not in env and "TRITON_INTERPRET" not in env
+    assert env["CUDA_VISIBLE_DEVICES"] == "1"
+    assert env["TRITON_CACHE_DIR"] == str(tmp_path / "triton-cache")
+    assert runner.worker_env(tmp_path, interpret=True, gpu=None)["TRITON_INTERPRET"] == "1"
+
+
+def test_secret_changes_the_seeds_and_never_reaches_the_worker(
+    vector_add, write_submission, monkeypatch
+):
+    leak = CORRECT.replace("{body}", "import os; print(sorted(os.environ.items()))")
+    monkeypatch.setenv(runner.SECRET_ENV, "correct-horse")
+    report = judge(vector_add, write_submission(leak), secret="correct-horse")
+    assert report.verdict is Verdict.PASSED
+    assert "correct-horse" not in report.output and "TRITON_INTERPRET" in report.output
+    spec_seeds = {c.seed for c in vector_add.tests}
+    assert not spec_seeds & {c.seed for c in report.cases}
+
+
+def test_custom_case_uses_its_seed_as_given(vector_add, write_submission):
+    report = judge(
+        vector_add,
+        write_submission(CORRECT.replace("{body}", "pass")),
+        cases=SMALL,
+        secret="ignored-for-custom-cases",
+    )
+    assert [(c.name, c.seed, c.status) for c in report.cases] == [("N=300", 4, "passed")]
+
+
+def test_output_is_capped_and_does_not_disturb_the_protocol(vector_add, write_submission):
+    noisy = CORRECT.replace("{body}", 'print(\'{"event": "case_done"}\' + "x" * 1_000_000)')
+    report = judge(vector_add, write_submission(noisy), cases=SMALL)
+    assert report.verdict is Verdict.PASSED
+    assert len(report.output) < 40_000 and "bytes of output omitted" in report.output
+
+
+def test_children_of_the_worker_are_killed(vector_add, write_submission, tmp_path):
+    pid_file = tmp_path / "child.pid"
+    spawn = (
+        "import subprocess; p = subprocess.Popen(['sleep', '300']); "
+        f"open({str(pid_file)!r}, 'w').write(str(p.pid))"
+    )
+    report = judge(vector_add, write_submission(CORRECT.replace("{body}", spawn)), cases=SMALL)
+    assert report.verdict is Verdict.PASSED
+    pid = int(pid_file.read_text())
+    for _ in range(50):
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            break
+        time.sleep(0.1)
+    else:
+        pytest.fail("the worker's child process outlived the judging")
+
+
+def test_temporary_directory_is_removed(vector_add, write_submission, tmp_path, monkeypatch):
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    judge(vector_add, write_submission(CORRECT.replace("{body}", "pass")), cases=SMALL)
+    assert not list(tmp_path.glob("tpuzzle-*"))
+
+
+def test_failure_carries_a_reproducing_command(vector_add, write_submission):
+    wrong = CORRECT.replace("{body}", "N = N - 1")
+    report = judge(vector_add, write_submission(wrong), cases=SMALL)
+    assert (report.verdict, report.reason) == (Verdict.FAILED, "unwritten")
+    case = report.cases[0]
+    assert case.reproduce.startswith("tpuzzle run vector_add ")
+    assert case.reproduce.endswith("--size N=300 --seed 4 --interpret")
+    assert "the last element of c_ptr was never written" in case.hints[0]
+
+
+def test_a_failed_case_does_not_stop_the_others(vector_add, write_submission):
+    wrong = CORRECT.replace("{body}", "N = min(N, 1024)")
+    report = judge(vector_add, write_submission(wrong))
+    statuses = {c.name: c.status for c in report.cases}
+    assert statuses["N=1024"] == "passed" and statuses["N=1025"] == "failed"
+    assert statuses["N=65537 prime"] == "failed"
+    assert report.message.startswith("case N=1025")
+
+
+def test_interpreter_mode_is_never_ranked_or_timed(vector_add, write_submission):
+    report = judge(vector_add, write_submission(CORRECT.replace("{body}", "pass")), cases=SMALL)
+    assert report.passed and not report.ranked and report.timing == ()
+    assert report.env.mode == "interpreter"
+    assert any("timings mean nothing" in n for n in report.notes)
+
+
+# ------------------------------------------------------------------------------ on the GPU
+
+SIDE_STREAM = CORRECT.replace(
+    "def solve(a_ptr, b_ptr, c_ptr, N):\n    {body}\n    add[",
+    """
+import torch
+
+_side = None
+
+
+def solve(a_ptr, b_ptr, c_ptr, N):
+    global _side
+    _side = _side or torch.cuda.Stream()
+    with torch.cuda.stream(_side):
+        for _ in range(20):  # plenty of work, none of it on the stream being timed
+            add[""",
+)
+
+
+@pytest.mark.gpu
+def test_work_left_on_another_stream_is_rejected(vector_add, write_submission):
+    report = judge(vector_add, write_submission(SIDE_STREAM), interpret=False, timeout_s=120)
+    assert (report.verdict, report.reason) == (Verdict.REJECTED, "timing-mismatch"), report.message
+
+
+@pytest.mark.gpu
+def test_timed_calls_are_checked_again(vector_add, puzzles_root):
+    cheat = puzzles_root / "vector_add/solutions/wrong/failed_skips_repeated_calls.py"
+    report = judge(vector_add, cheat, interpret=False, timeout_s=120)
+    assert (report.verdict, report.reason) == (Verdict.FAILED, "recheck-failed"), report.message
+
+
+@pytest.mark.gpu
+def test_illegal_address_poisons_only_its_own_worker(vector_add, puzzles_root):
+    bad = puzzles_root / "vector_add/solutions/wrong/error_illegal_address.py"
+    good = puzzles_root / "vector_add/solutions/correct/plain.py"
+    first = judge(vector_add, bad, interpret=False, timing=False)
+    assert (first.verdict, first.reason) == (Verdict.ERROR, "cuda-error"), first.message
+    second = judge(vector_add, good, interpret=False, timing=False)
+    assert second.verdict is Verdict.PASSED, second.message

@@ -17,6 +17,7 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass
 
+import numpy as np
 import torch
 
 from judge.spec import FLOAT_DTYPES, Arg, Draw, PuzzleSpec, numel
@@ -65,30 +66,31 @@ def arg_seed(seed: int, arg: Arg) -> int:
 
 def draw_input(arg: Arg, n: int, seed: int, override: str = "") -> torch.Tensor:
     """The values of one input buffer, drawn on the CPU from a generator seeded per argument."""
-    gen = torch.Generator().manual_seed(arg_seed(seed, arg))
+    rng = np.random.default_rng(arg_seed(seed, arg))
     dtype = torch_dtype(arg.dtype)
     draw = arg.draw or Draw(dist="uniform")
     if override == "mixed" and arg.dtype in FLOAT_DTYPES:
-        return _mixed(n, gen, draw).to(dtype)
+        return torch.from_numpy(_mixed(n, rng, draw)).to(dtype)
     if draw.dist == "randint":
-        return torch.randint(int(draw.low), int(draw.high), (n,), generator=gen).to(dtype)
-    if draw.dist == "normal":
-        values = torch.randn(n, generator=gen, dtype=torch.float64) * draw.std + draw.mean
+        values = rng.integers(int(draw.low), int(draw.high), n, dtype=np.int64)
+    elif draw.dist == "normal":
+        values = rng.standard_normal(n, dtype=np.float32)
+        values *= np.float32(draw.std)
+        values += np.float32(draw.mean)
     else:
-        values = torch.rand(n, generator=gen, dtype=torch.float64) * (draw.high - draw.low)
-        values += draw.low
-    return values.to(dtype)
+        values = rng.random(n, dtype=np.float32)
+        values *= np.float32(draw.high - draw.low)
+        values += np.float32(draw.low)
+    return torch.from_numpy(values).to(dtype)
 
 
-def _mixed(n: int, gen: torch.Generator, draw: Draw) -> torch.Tensor:
+def _mixed(n: int, rng: np.random.Generator, draw: Draw) -> np.ndarray:
     """Zeros, negatives and magnitudes from 1e-3 to 1e3, within the draw's own range."""
-    magnitude = 10.0 ** (torch.rand(n, generator=gen, dtype=torch.float64) * 6 - 3)
-    sign = torch.where(torch.rand(n, generator=gen) < 0.5, -1.0, 1.0).to(torch.float64)
-    values = magnitude * sign
-    values[torch.rand(n, generator=gen) < 0.1] = 0.0
-    low = draw.low if draw.dist != "normal" else float("-inf")
-    high = draw.high if draw.dist != "normal" else float("inf")
-    return values.clamp(min(low, 0.0), max(high, 0.0))
+    values = 10.0 ** (rng.random(n) * 6 - 3) * np.where(rng.random(n) < 0.5, -1.0, 1.0)
+    values[rng.random(n) < 0.1] = 0.0
+    low = draw.low if draw.dist != "normal" else -np.inf
+    high = draw.high if draw.dist != "normal" else np.inf
+    return np.clip(values, min(low, 0.0), max(high, 0.0))
 
 
 @dataclass(frozen=True)

@@ -48,6 +48,7 @@ class BufferCheck:
     guard_before: int = 0  # guard elements overwritten before the start of the buffer
     guard_after: int = 0  # guard elements overwritten after the end of the buffer
     input_changed: int = 0  # for inputs: elements that differ from the pristine copy
+    written_prefix: int | None = None  # k when only the first k elements were written
 
 
 @dataclass(frozen=True)

@@ -15,6 +15,7 @@ import tempfile
 import time
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 import torch
@@ -106,8 +107,9 @@ class Session:
     # ---------------------------------------------------------------------------- the run
 
     def run(self) -> RunReport:
-        expected = [self.expected(c) for c in self.cases]  # before any submission code runs
         self.worker = self.start_worker()
+        # While the worker imports torch: the truth of every case, before any submission code runs.
+        truths = [self.truth(c) for c in self.cases]
         try:
             ready = self.worker.expect("ready", STARTUP_TIMEOUT_S, "starting the worker")
             self.env = EnvInfo(**ready["env"])
@@ -117,7 +119,7 @@ class Session:
             )
         except WorkerFailure as exc:
             return self.report(Verdict(exc.verdict), exc.kind, exc.message, [], [])
-        results, stop = self.run_cases(expected)
+        results, stop = self.run_cases(truths)
         if stop is not None:
             return self.report(Verdict(stop.verdict), stop.kind, stop.message, results, [])
         failed = next((r for r in results if r.status != "passed"), None)
@@ -159,16 +161,16 @@ class Session:
             times.append(event["times"])
         return times
 
-    def run_cases(self, expected: list[dict]) -> tuple[list[CaseResult], WorkerFailure | None]:
+    def run_cases(self, truths: list[Truth]) -> tuple[list[CaseResult], WorkerFailure | None]:
         results: list[CaseResult] = []
-        for i, (case, exp) in enumerate(zip(self.cases, expected, strict=True)):
+        for i, (case, truth) in enumerate(zip(self.cases, truths, strict=True)):
             cmd = {"op": "case", "tag": f"case{i}", **self.case_command(case, case.seed)}
             try:
                 event = self.worker.expect_ok(cmd, "case_done", self.timeout, f"case {case.name}")
             except WorkerFailure as exc:
                 results.append(self.case_result(case, "error", message=exc.message))
                 return results, exc
-            results.append(self.check_case(case, exp, event["files"]))
+            results.append(self.check_case(case, truth, event["files"]))
         return results, None
 
     def run_benchmarks(self, results: list[CaseResult], reference_times) -> RunReport:
@@ -212,31 +214,30 @@ class Session:
 
     # ---------------------------------------------------------------------------- checking
 
-    def expected(self, case: Case) -> dict[str, torch.Tensor]:
-        return expected_outputs(self.spec, self.reference, case)
+    def truth(self, case: Case) -> Truth:
+        return reference_truth(self.spec, self.reference, case)
 
-    def check_case(self, case: Case, expected: dict, files: dict[str, str]) -> CaseResult:
-        sizes = case.size_map
-        initial = inputs.pristine(self.spec, sizes, case.seed, case.draw)
-        checks, prefixes = [], {}
-        for lay in inputs.layouts(self.spec, sizes):
+    def check_case(self, case: Case, truth: Truth, files: dict[str, str]) -> CaseResult:
+        checks = []
+        for lay in inputs.layouts(self.spec, case.size_map):
             full = read_buffer(files[lay.arg.name], lay.arg.dtype, lay.total)
             if lay.arg.role == "in":
-                checks.append(check.check_input(lay, full, initial[lay.arg.name]))
-                continue
-            out = lay.arg.role == "out"
-            checks.append(
-                check.check_output(lay, full, expected[lay.arg.name], self.spec.tolerance, out)
-            )
-            prefixes[lay.arg.name] = check.written_prefix(lay, full) if out else None
+                checks.append(check.check_input(lay, full, truth.initial[lay.arg.name]))
+            else:
+                expected = truth.outputs[lay.arg.name]
+                checks.append(
+                    check.check_output(
+                        lay, full, expected, self.spec.tolerance, was_output=lay.arg.role == "out"
+                    )
+                )
         ok = all(c.ok for c in checks)
-        worst = max((c.max_error for c in checks if c.name in expected), default=0.0)
+        worst = max((c.max_error for c in checks if c.name in truth.outputs), default=0.0)
         return self.case_result(
             case,
             "passed" if ok else "failed",
             max_error=worst,
             buffers=tuple(checks),
-            hints=tuple(check.hints(checks, prefixes)) if not ok else (),
+            hints=tuple(check.hints(checks)) if not ok else (),
         )
 
     def check_bench(
@@ -244,9 +245,8 @@ class Session:
     ) -> tuple[Verdict, str, str] | None:
         """Re-check the outputs of the timed calls and the plausibility of the times."""
         for seed, files in zip(seeds, event["files"], strict=True):
-            result = self.check_case(
-                replace(case, seed=seed), self.expected(replace(case, seed=seed)), files
-            )
+            one = replace(case, seed=seed)
+            result = self.check_case(one, self.truth(one), files)
             if result.status != "passed":
                 return (
                     Verdict.FAILED,
@@ -373,7 +373,14 @@ def load_reference(spec: PuzzleSpec):
     return import_file(spec.directory / "reference.py", f"tpuzzle_reference_{spec.id}").reference
 
 
-def expected_outputs(spec: PuzzleSpec, reference, case: Case) -> dict[str, torch.Tensor]:
+class Truth(NamedTuple):
+    """What a case's buffers must hold: inputs as drawn, outputs as the reference computed."""
+
+    initial: dict[str, torch.Tensor]  # every drawn buffer (in and inout), native dtype
+    outputs: dict[str, torch.Tensor]  # every out and inout buffer, float64 where a float
+
+
+def reference_truth(spec: PuzzleSpec, reference, case: Case) -> Truth:
     """Reference outputs from pristine inputs, in float64 where the dtype is a float."""
     sizes = case.size_map
     initial = inputs.pristine(spec, sizes, case.seed, case.draw)
@@ -383,7 +390,7 @@ def expected_outputs(spec: PuzzleSpec, reference, case: Case) -> dict[str, torch
         start = initial.get(lay.arg.name)
         tensors[lay.arg.name] = torch.zeros(lay.n, dtype=wide) if start is None else start.to(wide)
     reference(*inputs.call_args(spec, sizes, tensors))
-    return {a.name: tensors[a.name] for a in spec.buffers if a.role != "in"}
+    return Truth(initial, {a.name: tensors[a.name] for a in spec.buffers if a.role != "in"})
 
 
 def read_buffer(path: str, dtype: str, total: int) -> torch.Tensor:

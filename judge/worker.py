@@ -111,7 +111,7 @@ class Worker:
         if self.reference is None:
             module = import_file(self.spec.directory / "reference.py", "reference")
             self.reference = module.reference
-        sets = [self.build(cmd["sizes"], seed, cmd.get("draw", ""))[1] for seed in cmd["seeds"]]
+        sets = [self.build(cmd["sizes"], seed, cmd.get("draw", ""))[2] for seed in cmd["seeds"]]
         calls = itertools.cycle(sets)
         times = bench.time_calls(lambda: self.reference(*next(calls)))
         self.send("reference_timed", times=times)
@@ -148,8 +148,8 @@ class Worker:
             for _ in prepared:
                 one_call()
         files = []
-        for j, (fulls, _, args) in enumerate(prepared):  # re-check the timed calls' outputs
-            self.reset(fulls, cmd["sizes"], cmd["seeds"][j], cmd.get("draw", ""))
+        for j, (fulls, initial, args) in enumerate(prepared):  # re-check the timed calls' outputs
+            self.reset(fulls, cmd["sizes"], initial)
             self.call(args)
             files.append(self.dump(fulls, f"{cmd['tag']}_set{j}"))
         self.send("bench_done", files=files, **timed)
@@ -157,22 +157,23 @@ class Worker:
     # -------------------------------------------------------------------- buffers
 
     def build(self, sizes: dict, seed: int, draw: str):
-        """Guarded buffers for one input set: (full allocations, reference args)."""
+        """Guarded buffers for one input set: (full allocations, drawn inputs, reference args)."""
         initial = inputs.pristine(self.spec, sizes, seed, draw)
         fulls, views = {}, {}
         for lay in inputs.layouts(self.spec, sizes):
             fulls[lay.arg.name] = inputs.guarded(lay, initial.get(lay.arg.name), self.device)
             views[lay.arg.name] = inputs.data_view(fulls[lay.arg.name], lay)
-        return fulls, inputs.call_args(self.spec, sizes, views)
+        return fulls, initial, inputs.call_args(self.spec, sizes, views)
 
     def prepare(self, sizes: dict, seed: int, draw: str):
-        fulls, tensor_args = self.build(sizes, seed, draw)
+        """(full allocations, drawn inputs, solve() args with raw addresses) for one input set."""
+        fulls, initial, tensor_args = self.build(sizes, seed, draw)
         pointers = [a.data_ptr() if hasattr(a, "data_ptr") else a for a in tensor_args]
         self.sync()
-        return fulls, tensor_args, pointers
+        return fulls, initial, pointers
 
-    def reset(self, fulls: dict, sizes: dict, seed: int, draw: str) -> None:
-        initial = inputs.pristine(self.spec, sizes, seed, draw)
+    def reset(self, fulls: dict, sizes: dict, initial: dict) -> None:
+        """Buffers back to their state before the first call: inputs as drawn, outputs sentinel."""
         for lay in inputs.layouts(self.spec, sizes):
             inputs.refill(fulls[lay.arg.name], lay, _to(initial.get(lay.arg.name), self.device))
         self.sync()

@@ -1,5 +1,6 @@
 import math
 
+import pytest
 import torch
 
 from judge import check, inputs
@@ -45,7 +46,7 @@ def test_guard_band_writes_are_counted_on_each_side():
     result = check.check_output(lay, full, torch.arange(8.0, dtype=torch.float64), TOL, True)
     assert (result.guard_before, result.guard_after, result.mismatches) == (2, 54, 0)
     assert not result.ok
-    assert "wrote 54 elements past the end of c_ptr" in check.hints([result], {})[0]
+    assert "wrote 54 elements past the end of c_ptr" in check.hints([result])[0]
 
 
 def test_changed_input_is_detected_byte_for_byte():
@@ -55,20 +56,30 @@ def test_changed_input_is_detected_byte_for_byte():
     inputs.data_view(full, lay)[1] = 0.0  # -0.0 == 0.0 numerically, but not in bytes
     result = check.check_input(lay, full, initial)
     assert not result.ok and result.input_changed == 1
-    assert "changed the input a_ptr" in check.hints([result], {})[0]
+    assert "changed the input a_ptr" in check.hints([result])[0]
 
 
 def test_written_prefix_and_its_hints():
     lay, full = buffer(3000)
     inputs.data_view(full, lay)[:1024] = 1.0
-    k = check.written_prefix(lay, full)
-    assert k == 1024
-    assert "tl.program_id(0)" in check.hints([_dummy(3000)], {"c_ptr": k})[0]
-    assert "round down" in check.hints([_dummy(1025)], {"c_ptr": 1024})[0]
-    assert "round down" in check.hints([_dummy(1100)], {"c_ptr": 1000})[0]
-    assert "nothing was written" in check.hints([_dummy(10)], {"c_ptr": 0})[0]
+    result = check.check_output(lay, full, torch.ones(3000, dtype=torch.float64), TOL, True)
+    assert (result.written_prefix, result.unwritten, result.mismatches) == (1024, 1976, 1976)
+    assert "tl.program_id(0)" in check.hints([result])[0]
+    assert "round down" in check.hints([_dummy(1025, 1024)])[0]
+    assert "round down" in check.hints([_dummy(1100, 1000)])[0]
+    assert "nothing was written" in check.hints([_dummy(10, 0)])[0]
     inputs.data_view(full, lay)[2000] = 1.0  # not a prefix any more
-    assert check.written_prefix(lay, full) is None
+    result = check.check_output(lay, full, torch.ones(3000, dtype=torch.float64), TOL, True)
+    assert result.written_prefix is None
+
+
+def test_max_error_is_reported_for_passing_buffers_too():
+    lay, full = buffer(2)
+    inputs.data_view(full, lay).copy_(torch.tensor([1.0, 2.0]))
+    expected = torch.tensor([1.0, 2.0 + 1e-6], dtype=torch.float64)
+    result = check.check_output(lay, full, expected, TOL, True)
+    assert result.ok and result.max_error_index == 1
+    assert result.max_error == pytest.approx(1e-6)
 
 
 def test_precision_hint():
@@ -76,7 +87,7 @@ def test_precision_hint():
     expected = torch.tensor([1000.1, 2000.2, 3000.3, 4000.4], dtype=torch.float64)
     inputs.data_view(full, lay).copy_(expected.half().float())
     result = check.check_output(lay, full, expected, TOL, True)
-    assert "float16" in check.hints([result], {"c_ptr": None})[0]
+    assert "float16" in check.hints([result])[0]
 
 
 def test_discriminates():
@@ -85,7 +96,7 @@ def test_discriminates():
     assert not check.discriminates(torch.zeros(0), TOL)
 
 
-def _dummy(n):
+def _dummy(n, prefix):
     from judge.results import BufferCheck
 
-    return BufferCheck(name="c_ptr", ok=False, total=n)
+    return BufferCheck(name="c_ptr", ok=False, total=n, written_prefix=prefix)

@@ -60,13 +60,21 @@ def _headline(report: RunReport) -> Panel:
         verdict_text(report.verdict.value),
         f"  {report.reason}\n",
         f"{report.message}\n",
-        (f"{passed}/{len(report.cases)} cases passed · {report.wall_s:.1f} s", "dim"),
+        (
+            f"{passed}/{len(report.cases)} cases passed · {report.wall_s:.1f} s"
+            + (f" ({_phases(report.phases)})" if report.phases else ""),
+            "dim",
+        ),
     )
     return Panel(
         body,
         title=f"{report.puzzle} · {report.submission}",
         border_style=COLOURS[report.verdict.value],
     )
+
+
+def _phases(phases: dict[str, float]) -> str:
+    return ", ".join(f"{name} {seconds:.1f} s" for name, seconds in phases.items())
 
 
 def _cases_table(cases: tuple[CaseResult, ...]) -> Table:

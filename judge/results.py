@@ -117,6 +117,7 @@ class RunReport:
     notes: tuple[str, ...] = ()  # remarks for the reader (interpreter mode, flags)
     output: str = ""  # the worker's captured stdout/stderr (capped)
     wall_s: float = 0.0  # wall-clock seconds the whole judging took
+    phases: dict[str, float] = field(default_factory=dict)  # wall seconds per phase of the run
 
     @property
     def passed(self) -> bool:

@@ -7,6 +7,7 @@ deadline, and on a deadline the whole group is killed.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -30,6 +31,7 @@ SECRET_ENV = "TPUZZLE_SECRET_SEED"
 SECRET_FILE_ENV = "TPUZZLE_SECRET_SEED_FILE"
 STARTUP_TIMEOUT_S = 180.0  # importing torch and triton, creating the CUDA context
 CALIBRATION_TIMEOUT_S = 120.0
+SHM_MIN_FREE = 16 << 30  # /dev/shm holds job directories only when this much is free
 BIG_SET_BYTES = 256 << 20  # input sets at least this large rotate two at a time, else three
 
 
@@ -89,12 +91,13 @@ class Session:
             interpret,
         )
         self.timeout = options.timeout_s or spec.timeout_s
-        self.dir = Path(tempfile.mkdtemp(prefix="tpuzzle-"))
+        self.dir = Path(tempfile.mkdtemp(prefix="tpuzzle-", dir=job_root()))
         self.reference = load_reference(spec)
         self.cases = self.select_cases()
         self.env = fallback_env(interpret)
         self.calibration: dict | None = None
         self.notes: list[str] = []
+        self.phases: dict[str, float] = {}
         self.worker: WorkerProcess | None = None
 
     def select_cases(self) -> list[Case]:
@@ -109,17 +112,22 @@ class Session:
     def run(self) -> RunReport:
         self.worker = self.start_worker()
         # While the worker imports torch: the truth of every case, before any submission code runs.
-        truths = [self.truth(c) for c in self.cases]
+        with self.phase("references"):
+            truths = [self.truth(c) for c in self.cases]
         try:
-            ready = self.worker.expect("ready", STARTUP_TIMEOUT_S, "starting the worker")
+            with self.phase("startup"):
+                ready = self.worker.expect("ready", STARTUP_TIMEOUT_S, "starting the worker")
             self.env = EnvInfo(**ready["env"])
-            reference_times = self.before_submission()
-            self.worker.expect_ok(
-                {"op": "load"}, "loaded", self.timeout, "importing the submission"
-            )
+            with self.phase("calibration"):
+                reference_times = self.before_submission()
+            with self.phase("import"):
+                self.worker.expect_ok(
+                    {"op": "load"}, "loaded", self.timeout, "importing the submission"
+                )
         except WorkerFailure as exc:
             return self.report(Verdict(exc.verdict), exc.kind, exc.message, [], [])
-        results, stop = self.run_cases(truths)
+        with self.phase("cases"):
+            results, stop = self.run_cases(truths)
         if stop is not None:
             return self.report(Verdict(stop.verdict), stop.kind, stop.message, results, [])
         failed = next((r for r in results if r.status != "passed"), None)
@@ -127,7 +135,18 @@ class Session:
             return self.report(
                 Verdict.FAILED, failure_reason(failed), failure_message(failed), results, []
             )
-        return self.run_benchmarks(results, reference_times)
+        with self.phase("benchmarks"):
+            return self.run_benchmarks(results, reference_times)
+
+    @contextlib.contextmanager
+    def phase(self, name: str):
+        """Accumulate the wall time spent in one phase of the run, for the report."""
+        started = time.monotonic()
+        try:
+            yield
+        finally:
+            spent = time.monotonic() - started
+            self.phases[name] = round(self.phases.get(name, 0.0) + spent, 3)
 
     def before_submission(self) -> list[list[float] | None]:
         """Calibration and the reference's timing, done before the submission is imported."""
@@ -162,16 +181,25 @@ class Session:
         return times
 
     def run_cases(self, truths: list[Truth]) -> tuple[list[CaseResult], WorkerFailure | None]:
+        """Every case in order; the worker runs case i + 1 while the parent checks case i."""
         results: list[CaseResult] = []
+        if self.cases:
+            self.send_case(0)
         for i, (case, truth) in enumerate(zip(self.cases, truths, strict=True)):
-            cmd = {"op": "case", "tag": f"case{i}", **self.case_command(case, case.seed)}
             try:
-                event = self.worker.expect_ok(cmd, "case_done", self.timeout, f"case {case.name}")
+                event = self.worker.expect("case_done", self.timeout, f"case {case.name}")
+                if i + 1 < len(self.cases):
+                    self.send_case(i + 1)
             except WorkerFailure as exc:
                 results.append(self.case_result(case, "error", message=exc.message))
                 return results, exc
             results.append(self.check_case(case, truth, event["files"]))
         return results, None
+
+    def send_case(self, i: int) -> None:
+        case = self.cases[i]
+        cmd = {"op": "case", "tag": f"case{i}", **self.case_command(case, case.seed)}
+        self.worker.send(cmd, f"case {case.name}")
 
     def run_benchmarks(self, results: list[CaseResult], reference_times) -> RunReport:
         timings: list[Timing] = []
@@ -351,6 +379,7 @@ class Session:
             ranked=verdict is Verdict.PASSED and not self.interpret and bool(timings) and not above,
             notes=tuple(self.notes),
             output=self.worker.output() if self.worker else "",
+            phases=dict(self.phases),
         )
 
     def start_worker(self) -> WorkerProcess:
@@ -425,6 +454,20 @@ def failure_message(result: CaseResult) -> str:
         else:
             parts.append(f"{b.name}: {b.mismatches} of {b.total} elements wrong")
     return f"case {result.name} (seed {result.seed}): " + "; ".join(parts)
+
+
+def job_root() -> str | None:
+    """Where workers' job directories go: TPUZZLE_TMPDIR, else memory (/dev/shm) when it has
+    room for large buffers, else the system's temporary directory."""
+    if os.environ.get("TPUZZLE_TMPDIR"):
+        return os.environ["TPUZZLE_TMPDIR"]
+    shm = Path("/dev/shm")
+    try:
+        if os.access(shm, os.W_OK) and shutil.disk_usage(shm).free > SHM_MIN_FREE:
+            return str(shm)
+    except OSError:
+        pass
+    return None
 
 
 def calibration_key(env: EnvInfo) -> str:

@@ -1,5 +1,4 @@
 import os
-import tempfile
 import time
 
 import pytest
@@ -111,9 +110,11 @@ def test_children_of_the_worker_are_killed(vector_add, write_submission, tmp_pat
 
 
 def test_temporary_directory_is_removed(vector_add, write_submission, tmp_path, monkeypatch):
-    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    monkeypatch.setenv("TPUZZLE_TMPDIR", str(tmp_path))
     judge(vector_add, write_submission(CORRECT.replace("{body}", "pass")), cases=SMALL)
     assert not list(tmp_path.glob("tpuzzle-*"))
+    report = judge(vector_add, write_submission(CORRECT.replace("{body}", "pass")), cases=SMALL)
+    assert {"references", "startup", "import", "cases"} <= set(report.phases)
 
 
 def test_failure_carries_a_reproducing_command(vector_add, write_submission):

@@ -74,6 +74,7 @@ def main() -> None:
     rows = [
         ("cold start, calibration included", f"{cold_wall:.1f} s"),
         ("cold start, calibration cached", f"{warm_wall:.1f} s, {third_wall:.1f} s"),
+        ("phases of the last run", ", ".join(f"{k} {v:.1f} s" for k, v in third["phases"].items())),
         ("judge median (3 runs)", ", ".join(f"{m * 1e3:.1f} us" for m in judged)),
         ("plain do_bench median (5 runs)", ", ".join(f"{m * 1e3:.1f} us" for m in plain)),
         ("judge / plain", f"{statistics.median(judged) / statistics.median(plain):.3f}"),

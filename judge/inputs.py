@@ -15,12 +15,12 @@ floats) so that "never written" and "written past the end" are both visible afte
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import torch
 
-from judge.spec import FLOAT_DTYPES, Arg, Draw, PuzzleSpec, numel
+from judge.spec import FLOAT_DTYPES, Arg, Draw, PuzzleSpec, evaluate, numel
 
 GUARD_BYTES = 16384  # per side; a multiple of 16 keeps the data 16-byte aligned
 GUARD_BYTE = 0xA5  # every byte of a guard band
@@ -64,11 +64,18 @@ def arg_seed(seed: int, arg: Arg) -> int:
     return int.from_bytes(digest[:8], "little") & ((1 << 63) - 1)
 
 
-def draw_input(arg: Arg, n: int, seed: int, override: str = "") -> torch.Tensor:
+def draw_input(
+    arg: Arg, n: int, seed: int, override: str = "", sizes: dict[str, int] | None = None
+) -> torch.Tensor:
     """The values of one input buffer, drawn on the CPU from a generator seeded per argument."""
     rng = np.random.default_rng(arg_seed(seed, arg))
     dtype = torch_dtype(arg.dtype)
     draw = arg.draw or Draw(dist="uniform")
+    draw = replace(
+        draw,
+        low=float(evaluate(draw.low, sizes or {})),
+        high=float(evaluate(draw.high, sizes or {})),
+    )
     if override == "mixed" and arg.dtype in FLOAT_DTYPES:
         return torch.from_numpy(_mixed(n, rng, draw)).to(dtype)
     if draw.dist == "randint":
@@ -113,7 +120,7 @@ def layouts(spec: PuzzleSpec, sizes: dict[str, int]) -> list[Layout]:
 def pristine(spec: PuzzleSpec, sizes: dict[str, int], seed: int, override: str = "") -> dict:
     """Each input (and in-place) buffer's initial values, keyed by argument name, on the CPU."""
     return {
-        lay.arg.name: draw_input(lay.arg, lay.n, seed, override)
+        lay.arg.name: draw_input(lay.arg, lay.n, seed, override, sizes)
         for lay in layouts(spec, sizes)
         if lay.arg.role != "out"
     }

@@ -224,7 +224,7 @@ def puzzle_page(spec: PuzzleSpec) -> Group:
         Syntax(f"def {spec.signature}: ...", "python", theme="ansi_dark"),
         args,
         Text(f"limits: {limits}"),
-        Text(f"tolerance: atol {tol.atol:g}, rtol {tol.rtol:g}. {tol.note}".strip()),
+        Text(f"tolerance: atol {_num(tol.atol)}, rtol {_num(tol.rtol)}. {tol.note}".strip()),
         Text(
             f"benchmark: {', '.join(c.name for c in spec.benchmarks) or '-'}; speed of light: "
             f"{spec.speed_of_light.formula} {spec.speed_of_light.measure}"
@@ -233,6 +233,10 @@ def puzzle_page(spec: PuzzleSpec) -> Group:
     if spec.example:
         parts.append(Panel(Text(spec.example), title="example", border_style="dim"))
     return Group(*parts)
+
+
+def _num(value: float | str) -> str:
+    return f"{value:g}" if isinstance(value, float) else str(value)
 
 
 def console(width: int | None = None) -> Console:

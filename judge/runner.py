@@ -255,6 +255,7 @@ class Session:
         return self.truths[key]
 
     def check_case(self, case: Case, truth: Truth, files: dict[str, str]) -> CaseResult:
+        tolerance = self.spec.tolerance.at(case.size_map)
         checks = []
         for lay in inputs.layouts(self.spec, case.size_map):
             full = read_buffer(files[lay.arg.name], lay.arg.dtype, lay.total)
@@ -264,7 +265,7 @@ class Session:
                 expected = truth.outputs[lay.arg.name]
                 checks.append(
                     check.check_output(
-                        lay, full, expected, self.spec.tolerance, was_output=lay.arg.role == "out"
+                        lay, full, expected, tolerance, was_output=lay.arg.role == "out"
                     )
                 )
         ok = all(c.ok for c in checks)

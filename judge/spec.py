@@ -30,8 +30,8 @@ class Draw:
     """How the values of one input buffer are drawn."""
 
     dist: str  # one of DISTS
-    low: float = -1.0  # uniform / randint: lower bound (inclusive)
-    high: float = 1.0  # uniform / randint: upper bound (exclusive for randint)
+    low: float | str = -1.0  # uniform / randint: lower bound (inclusive); may use the sizes
+    high: float | str = 1.0  # uniform / randint: upper bound (exclusive for randint)
     mean: float = 0.0  # normal: mean
     std: float = 1.0  # normal: standard deviation
 
@@ -56,9 +56,15 @@ class Arg:
 class Tolerance:
     """Accepted error: |got - expected| <= atol + rtol * |expected|, element by element."""
 
-    atol: float
-    rtol: float
+    atol: float | str  # a number, or an expression in the sizes such as "1e-6 * sqrt(N)"
+    rtol: float | str
     note: str = ""  # why these numbers (precision accepted, reduction length)
+
+    def at(self, sizes: dict[str, int]) -> Tolerance:
+        """The tolerance with its expressions evaluated for one case's sizes."""
+        return Tolerance(
+            float(evaluate(self.atol, sizes)), float(evaluate(self.rtol, sizes)), self.note
+        )
 
 
 @dataclass(frozen=True)
@@ -200,6 +206,16 @@ class _Reader:
     def child(self, key: str, value: Any) -> _Reader:
         return _Reader(self.path, value, f"{self.where}.{key}" if self.where else key)
 
+    def expression(self, key: str, sizes: set[str], default: Any = ...) -> float | str:
+        """A number, or an arithmetic expression in the sizes (checked now, evaluated per case)."""
+        value = self.get(key, (float, str), default)
+        if isinstance(value, str):
+            try:
+                evaluate(value, dict.fromkeys(sizes, 1))
+            except (ValueError, ZeroDivisionError) as exc:
+                self.fail(f"{value!r}: {exc}", key)
+        return value
+
     def choice(self, key: str, options: tuple[str, ...], default: Any = ...) -> str:
         value = self.get(key, str, default)
         if value not in options:
@@ -225,10 +241,11 @@ def load_spec(path: str | Path) -> PuzzleSpec:
 
 
 def _build_spec(r: _Reader, directory: Path) -> PuzzleSpec:
-    args = tuple(_build_arg(r.child(f"args[{i}]", a)) for i, a in enumerate(r.get("args", list)))
+    raw_args = r.get("args", list)
+    sizes = {a.get("name") for a in raw_args if isinstance(a, dict) and a.get("role") == "size"}
+    args = tuple(_build_arg(r.child(f"args[{i}]", a), sizes) for i, a in enumerate(raw_args))
     _check_args(r, args)
     limits = _build_limits(r, args)
-    sizes = {a.name for a in args if a.role == "size"}
     spec = PuzzleSpec(
         id=r.get("id", str),
         title=r.get("title", str),
@@ -237,7 +254,7 @@ def _build_spec(r: _Reader, directory: Path) -> PuzzleSpec:
         statement=r.get("statement", str).strip(),
         example=r.get("example", str, "").strip(),
         args=args,
-        tolerance=_build_tolerance(r.child("tolerance", r.get("tolerance", dict))),
+        tolerance=_build_tolerance(r.child("tolerance", r.get("tolerance", dict)), sizes),
         limits=limits,
         tests=_build_cases(r, "tests", args, limits),
         benchmarks=_build_cases(r, "benchmarks", args, limits),
@@ -252,7 +269,7 @@ def _build_spec(r: _Reader, directory: Path) -> PuzzleSpec:
     return spec
 
 
-def _build_arg(r: _Reader) -> Arg:
+def _build_arg(r: _Reader, sizes: set[str]) -> Arg:
     name, role = r.get("name", str), r.choice("role", ROLES)
     if not name.isidentifier():
         r.fail(f"{name!r} is not a Python identifier", "name")
@@ -264,7 +281,7 @@ def _build_arg(r: _Reader) -> Arg:
     shape = r.get("shape", list)
     if not shape:
         r.fail("a buffer needs a non-empty shape", "shape")
-    draw = _build_draw(r.child("draw", r.get("draw", dict))) if role != "out" else None
+    draw = _build_draw(r.child("draw", r.get("draw", dict)), sizes) if role != "out" else None
     if role != "out" and draw is None:
         r.fail("an input buffer needs a draw", "draw")
     return Arg(
@@ -276,16 +293,17 @@ def _build_arg(r: _Reader) -> Arg:
     )
 
 
-def _build_draw(r: _Reader) -> Draw:
+def _build_draw(r: _Reader, sizes: set[str]) -> Draw:
     dist = r.choice("dist", DISTS)
     draw = Draw(
         dist=dist,
-        low=r.get("low", float, -1.0),
-        high=r.get("high", float, 1.0),
+        low=r.expression("low", sizes, -1.0),
+        high=r.expression("high", sizes, 1.0),
         mean=r.get("mean", float, 0.0),
         std=r.get("std", float, 1.0),
     )
-    if dist in ("uniform", "randint") and not draw.low < draw.high:
+    numeric = isinstance(draw.low, float) and isinstance(draw.high, float)
+    if dist in ("uniform", "randint") and numeric and not draw.low < draw.high:
         r.fail(f"low ({draw.low}) must be below high ({draw.high})", "low")
     return draw
 
@@ -317,12 +335,15 @@ def _build_limits(r: _Reader, args: tuple[Arg, ...]) -> tuple[tuple[str, int, in
     return tuple(limits)
 
 
-def _build_tolerance(r: _Reader) -> Tolerance:
+def _build_tolerance(r: _Reader, sizes: set[str]) -> Tolerance:
     tol = Tolerance(
-        atol=r.get("atol", float), rtol=r.get("rtol", float), note=r.get("note", str, "")
+        atol=r.expression("atol", sizes),
+        rtol=r.expression("rtol", sizes),
+        note=r.get("note", str, ""),
     )
-    if tol.atol < 0 or tol.rtol < 0:
-        r.fail("tolerances must be non-negative", "atol")
+    for key in ("atol", "rtol"):
+        if evaluate(getattr(tol, key), dict.fromkeys(sizes, 1)) < 0:
+            r.fail("tolerances must be non-negative", key)
     return tol
 
 

@@ -18,10 +18,15 @@ ROOT = Path(__file__).resolve().parent.parent / "puzzles"
 IDS = registry.puzzle_ids(ROOT)
 TIMEOUT_S = 30
 
-# An independent formula per puzzle, in NumPy on float64: inputs by name, outputs by name.
-FORMULAS = {
-    "vector_add": lambda x, s: {"c_ptr": x["a_ptr"] + x["b_ptr"]},
-}
+FORMULAS = Path(__file__).resolve().parent / "formulas"
+
+
+def formula(pid: str):
+    """tests/formulas/<id>.py: formula(inputs, sizes) -> outputs, in NumPy, written apart from
+    the puzzle's PyTorch reference; inputs and outputs are float64 (or int) arrays by name."""
+    from judge.loader import import_file
+
+    return import_file(FORMULAS / f"{pid}.py", f"tpuzzle_formula_{pid}").formula
 
 
 def solutions(kind: str) -> list:
@@ -67,10 +72,10 @@ def test_reference_matches_an_independent_formula(pid):
             k: v.double().numpy()
             for k, v in inputs.pristine(spec, case.size_map, case.seed, case.draw).items()
         }
-        want = FORMULAS[pid](drawn, case.size_map)
+        want = formula(pid)(drawn, case.size_map)
         got = runner.reference_truth(spec, reference, case).outputs
         for name, values in want.items():
-            np.testing.assert_allclose(got[name].numpy(), values, rtol=1e-12, atol=0)
+            np.testing.assert_allclose(got[name].double().numpy(), values, rtol=1e-9, atol=1e-9)
 
 
 @pytest.mark.parametrize("pid", IDS)
@@ -80,7 +85,8 @@ def test_every_case_discriminates(pid):
     reference = runner.load_reference(spec)
     for case in (c for c in spec.tests if c.interpret):
         for name, values in runner.reference_truth(spec, reference, case).outputs.items():
-            assert check.discriminates(values, spec.tolerance), f"{case.name}: {name}"
+            tolerance = spec.tolerance.at(case.size_map)
+            assert check.discriminates(values, tolerance), f"{case.name}: {name}"
 
 
 @pytest.mark.parametrize("pid, path", solutions("correct"))
@@ -99,8 +105,11 @@ def test_wrong_solution_gets_its_verdict(pid, path):
 
 @pytest.mark.parametrize("pid", IDS)
 def test_template_fails_cleanly(pid):
+    """The untouched template compiles and runs; it fails because it writes nothing (an in-place
+    puzzle's buffer keeps its input, which is a wrong answer)."""
     report = judge(pid, ROOT / pid / "template.py", gpu=False)
-    assert (report.verdict, report.reason) == (Verdict.FAILED, "unwritten"), report.message
+    assert report.verdict is Verdict.FAILED, report.message
+    assert report.reason in ("unwritten", "wrong-answer"), report.message
 
 
 # ------------------------------------------------------------------------------ on the GPU

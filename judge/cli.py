@@ -5,6 +5,7 @@ Exit codes: 0 passed (or a command that succeeded), 1 any other verdict, 2 a usa
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import json
 import math
@@ -148,6 +149,79 @@ def run(
     else:
         report.console().print(report.run_report(result, rank, show_output=output))
     raise typer.Exit(0 if result.passed else 1)
+
+
+@app.command()
+@usage_errors
+def bench(
+    directory: Annotated[
+        Path | None,
+        typer.Argument(
+            help="A directory of submissions named <puzzle>.py (default: the shipped solutions)."
+        ),
+    ] = None,
+    puzzle: Annotated[
+        list[str] | None, typer.Option("--puzzle", "-p", help="Only these puzzles (repeatable).")
+    ] = None,
+    json_out: Annotated[bool, typer.Option("--json", help="Print one JSON object only.")] = False,
+    markdown: Annotated[Path | None, typer.Option(help="Also write the table as Markdown.")] = None,
+    interpret: Annotated[
+        bool,
+        typer.Option(
+            "--interpret", help="Use Triton's interpreter on the CPU even when a GPU is present."
+        ),
+    ] = False,
+    timing: Annotated[bool, typer.Option(help="Time the benchmark cases on the GPU.")] = True,
+    timeout: Annotated[float | None, typer.Option(help="Seconds per phase.")] = None,
+    gpu: Annotated[int | None, typer.Option(help="CUDA device index.")] = None,
+    submitter: Annotated[str, typer.Option(help="Name stored with the results.")] = "",
+    save: Annotated[bool, typer.Option(help="Store the results in the database.")] = True,
+    puzzles: PuzzlesOpt = None,
+    db: DbOpt = None,
+) -> None:
+    """Judge the whole catalogue (or a directory of submissions) and print one table."""
+    from judge import catalogue, runner
+
+    targets = catalogue.select(registry.puzzles_root(puzzles), directory, puzzle or [])
+    options = runner.RunOptions(
+        interpret=True if interpret else None,
+        timing=timing,
+        timeout_s=timeout,
+        secret=runner.secret_from_env(),
+        gpu=gpu,
+    )
+    conn = open_db(db) if save else None
+    who = submitter or store.default_submitter()
+    with report.progress(disable=json_out) as bar:
+        task = bar.add_task("judging", total=len(targets))
+
+        def done(target, result) -> None:
+            if conn is not None:
+                store.record(conn, result, who)
+            bar.update(task, advance=1, description=f"{target.spec.id}: {result.verdict}")
+
+        results = catalogue.judge_all(
+            targets, lambda t: runner.judge(t.spec, t.path, options), done
+        )
+    rows = [catalogue.row(t.spec, r) for t, r in zip(targets, results, strict=True)]
+    if markdown is not None:
+        markdown.write_text(catalogue.markdown(rows))
+    interpreted = any(r.env.mode == "interpreter" for r in results)
+    if json_out:
+        typer.echo(
+            json.dumps(
+                finite(
+                    {
+                        "mode": "interpreter" if interpreted else "gpu",
+                        "rows": [dataclasses.asdict(r) for r in rows],
+                        "reports": [r.to_dict() for r in results],
+                    }
+                )
+            )
+        )
+    else:
+        report.console().print(report.catalogue_table(rows, interpreted))
+    raise typer.Exit(0 if all(r.passed for r in results) else 1)
 
 
 def custom_case(spec: PuzzleSpec, sizes: list[str], seed: int, draw: str) -> Case:

@@ -5,6 +5,14 @@ from __future__ import annotations
 from rich.console import Console, Group
 from rich.markdown import Markdown
 from rich.panel import Panel
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    SpinnerColumn,
+    TextColumn,
+    TimeElapsedColumn,
+)
 from rich.syntax import Syntax
 from rich.table import Table
 from rich.text import Text
@@ -237,6 +245,60 @@ def puzzle_page(spec: PuzzleSpec) -> Group:
 
 def _num(value: float | str) -> str:
     return f"{value:g}" if isinstance(value, float) else str(value)
+
+
+def catalogue_table(rows, interpreted: bool) -> Group:
+    """`tpuzzle bench`: one row per puzzle."""
+    table = Table(title="tpuzzle bench", title_justify="left")
+    for name in (
+        "puzzle",
+        "difficulty",
+        "verdict",
+        "median",
+        "throughput",
+        "speed of light",
+        "vs PyTorch",
+    ):
+        table.add_column(
+            name, justify="left" if name in ("puzzle", "difficulty", "verdict") else "right"
+        )
+    for r in rows:
+        verdict = Text(r.verdict, style=COLOURS.get(r.verdict, ""))
+        if r.verdict != "passed":
+            verdict.append(f" ({r.reason})", style="dim")
+        table.add_row(
+            r.puzzle,
+            Text(r.difficulty, style=DIFFICULTY_COLOURS[r.difficulty]),
+            verdict,
+            fmt(r.median_ms and r.median_ms * 1e3, "{:.1f} us"),
+            r.throughput or "-",
+            fmt(r.sol_pct, "{:.1f}%"),
+            fmt(r.speedup, "{:.2f}x"),
+        )
+    devices = sorted({r.device for r in rows})
+    parts = [table, Text(f"device: {', '.join(devices)}", style="dim")]
+    if interpreted:
+        parts.append(
+            Text(
+                "Interpreter mode: correctness only; no timings are taken and nothing is ranked.",
+                style="italic",
+            )
+        )
+    return Group(*parts)
+
+
+def progress(disable: bool = False) -> Progress:
+    """A progress bar on stderr, so that --json output on stdout stays clean."""
+    return Progress(
+        SpinnerColumn(),
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=Console(stderr=True),
+        disable=disable,
+        transient=False,
+    )
 
 
 def console(width: int | None = None) -> Console:

@@ -142,3 +142,25 @@ def test_python_dash_m_judge(puzzles_root):
         text=True,
     )
     assert out.returncode == 0 and "run" in out.stdout and "list" in out.stdout
+
+
+def test_bench_json_and_markdown(cli, tmp_path, puzzles_root):
+    shutil.copytree(puzzles_root / "vector_add", tmp_path / "cat" / "vector_add")
+    table = tmp_path / "table.md"
+    result = cli("bench", "--puzzles", str(tmp_path / "cat"), "--json", "--interpret",
+                 "--markdown", str(table))
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert data["mode"] == "interpreter"
+    assert [(r["puzzle"], r["verdict"]) for r in data["rows"]] == [("vector_add", "passed")]
+    assert "| vector_add | easy | passed |" in table.read_text()
+
+
+def test_bench_a_directory_reports_failures_with_exit_code_1(cli, tmp_path, puzzles_root):
+    shutil.copytree(puzzles_root / "vector_add", tmp_path / "cat" / "vector_add")
+    subs = tmp_path / "subs"
+    subs.mkdir()
+    shutil.copy(puzzles_root / "vector_add" / "template.py", subs / "vector_add.py")
+    result = cli("bench", str(subs), "--puzzles", str(tmp_path / "cat"), "--interpret")
+    assert result.exit_code == 1
+    assert "failed (unwritten)" in result.stdout and "correctness only" in result.stdout

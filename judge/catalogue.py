@@ -1,0 +1,123 @@
+"""Judging many puzzles at once: what `tpuzzle bench` runs, and the rows of its table.
+
+Pure orchestration over `runner.judge`: each submission still gets its own worker.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from judge import registry
+from judge.errors import JudgeError
+from judge.results import RunReport
+from judge.spec import PuzzleSpec
+
+
+@dataclass(frozen=True)
+class Target:
+    """One submission to judge on one puzzle."""
+
+    spec: PuzzleSpec
+    path: Path
+
+
+@dataclass(frozen=True)
+class Row:
+    """One line of the catalogue table."""
+
+    puzzle: str
+    difficulty: str
+    submission: str
+    verdict: str
+    reason: str
+    device: str
+    median_ms: float | None
+    throughput: str  # "3941 GB/s" or "612.3 TFLOP/s", "" when not timed
+    sol_pct: float | None
+    speedup: float | None
+    ranked: bool
+
+
+def shipped(specs: Iterable[PuzzleSpec]) -> list[Target]:
+    """The first shipped correct solution of every puzzle (in file-name order)."""
+    targets = []
+    for spec in specs:
+        found = sorted((spec.directory / "solutions" / "correct").glob("*.py"))
+        if found:
+            targets.append(Target(spec, found[0]))
+    return targets
+
+
+def from_directory(specs: Iterable[PuzzleSpec], directory: Path) -> list[Target]:
+    """A user's workspace: DIRECTORY/<puzzle id>.py for every puzzle that has one."""
+    if not directory.is_dir():
+        raise JudgeError(f"{directory}: not a directory")
+    targets = [Target(s, directory / f"{s.id}.py") for s in specs]
+    targets = [t for t in targets if t.path.is_file()]
+    if not targets:
+        raise JudgeError(f"{directory}: no file named after a puzzle (e.g. vector_add.py)")
+    return targets
+
+
+def select(root: Path, directory: Path | None, only: list[str]) -> list[Target]:
+    """What to bench: the shipped solutions or a directory's files, optionally a few puzzles."""
+    specs = registry.load_all(root)
+    if only:
+        specs = [registry.get(pid, root) for pid in only]
+    return from_directory(specs, directory) if directory else shipped(specs)
+
+
+def judge_all(
+    targets: list[Target],
+    judge: Callable[[Target], RunReport],
+    done: Callable[[Target, RunReport], None] = lambda t, r: None,
+) -> list[RunReport]:
+    """Judge every target in order, reporting each result as it arrives."""
+    reports = []
+    for target in targets:
+        report = judge(target)
+        done(target, report)
+        reports.append(report)
+    return reports
+
+
+def row(spec: PuzzleSpec, report: RunReport) -> Row:
+    t = report.timing[0] if report.timing else None
+    throughput = ""
+    if t is not None and t.gbps is not None:
+        throughput = f"{t.gbps:.0f} GB/s"
+    elif t is not None and t.tflops is not None:
+        throughput = f"{t.tflops:.1f} TFLOP/s"
+    return Row(
+        puzzle=spec.id,
+        difficulty=spec.difficulty,
+        submission=report.submission,
+        verdict=report.verdict.value,
+        reason=report.reason,
+        device=report.env.device,
+        median_ms=t.median_ms if t else None,
+        throughput=throughput,
+        sol_pct=t.sol_pct if t else None,
+        speedup=t.speedup_vs_reference if t else None,
+        ranked=report.ranked,
+    )
+
+
+def markdown(rows: list[Row]) -> str:
+    """The catalogue table as GitHub-flavoured Markdown."""
+    lines = [
+        "| puzzle | difficulty | verdict | GPU | median | throughput | speed of light | "
+        "vs PyTorch |",
+        "|---|---|---|---|---:|---:|---:|---:|",
+    ]
+    for r in rows:
+        median = f"{r.median_ms * 1e3:.1f} us" if r.median_ms is not None else "-"
+        sol = f"{r.sol_pct:.1f}%" if r.sol_pct is not None else "-"
+        speedup = f"{r.speedup:.2f}x" if r.speedup is not None else "-"
+        lines.append(
+            f"| {r.puzzle} | {r.difficulty} | {r.verdict} | {r.device} | {median} | "
+            f"{r.throughput or '-'} | {sol} | {speedup} |"
+        )
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,49 @@
+import shutil
+
+import pytest
+
+from judge import catalogue
+from judge.errors import JudgeError
+from test_results import sample_report
+
+
+@pytest.fixture
+def one_puzzle(tmp_path, puzzles_root):
+    root = tmp_path / "catalogue"
+    shutil.copytree(puzzles_root / "vector_add", root / "vector_add")
+    return root
+
+
+def test_shipped_takes_the_first_correct_solution(one_puzzle):
+    targets = catalogue.select(one_puzzle, None, [])
+    assert [(t.spec.id, t.path.name) for t in targets] == [("vector_add", "autotuned.py")]
+
+
+def test_directory_of_submissions(one_puzzle, tmp_path):
+    subs = tmp_path / "subs"
+    subs.mkdir()
+    with pytest.raises(JudgeError, match="no file named after a puzzle"):
+        catalogue.select(one_puzzle, subs, [])
+    (subs / "vector_add.py").write_text("")
+    (subs / "notes.py").write_text("")
+    assert [t.path.name for t in catalogue.select(one_puzzle, subs, [])] == ["vector_add.py"]
+    with pytest.raises(JudgeError, match="not a directory"):
+        catalogue.select(one_puzzle, tmp_path / "missing", [])
+
+
+def test_judge_all_reports_each_result_as_it_arrives(one_puzzle):
+    targets = catalogue.select(one_puzzle, None, []) * 3
+    seen = []
+    reports = catalogue.judge_all(targets, lambda t: sample_report(),
+                                  lambda t, r: seen.append(t.spec.id))
+    assert len(reports) == 3 and seen == ["vector_add"] * 3
+
+
+def test_rows_and_markdown(vector_add):
+    row = catalogue.row(vector_add, sample_report())
+    assert (row.puzzle, row.verdict, row.throughput, row.sol_pct) == (
+        "vector_add", "failed", "3000 GB/s", 95.0)
+    text = catalogue.markdown([row])
+    assert text.splitlines()[0].startswith("| puzzle | difficulty | verdict | GPU |")
+    assert "| vector_add | easy | failed | NVIDIA H100 | 100.0 us | 3000 GB/s | 95.0% | 1.20x |" \
+        in text

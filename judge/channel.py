@@ -10,13 +10,18 @@ from __future__ import annotations
 import json
 import os
 import select
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from pathlib import Path
 
+SECRET_ENV = "TPUZZLE_SECRET_SEED"  # an instructor's secret seed: never passed to a worker
+SECRET_FILE_ENV = "TPUZZLE_SECRET_SEED_FILE"
+SHM_MIN_FREE = 16 << 30  # /dev/shm holds job directories only when this much is free
 OUTPUT_HEAD = 16 * 1024  # bytes of a worker's output kept from the start
 OUTPUT_TAIL = 16 * 1024  # and from the end
 POLL_S = 0.2  # how often a wait checks whether the worker is still alive
@@ -71,15 +76,18 @@ class CappedOutput:
 
 
 class WorkerProcess:
-    def __init__(self, proc: subprocess.Popen, cmd_fd: int, event_fd: int):
+    def __init__(
+        self, proc: subprocess.Popen, cmd_fd: int, event_fd: int, job_dir: Path, interpret: bool
+    ):
         self.proc, self.cmd_fd, self.event_fd = proc, cmd_fd, event_fd
+        self.dir, self.interpret = job_dir, interpret
         self.pending = b""
         self.captured = CappedOutput()
         self.drain = threading.Thread(target=self._drain, daemon=True)
         self.drain.start()
 
     @classmethod
-    def start(cls, job_dir: Path, env: dict[str, str]) -> WorkerProcess:
+    def start(cls, job_dir: Path, env: dict[str, str], interpret: bool) -> WorkerProcess:
         cmd_r, cmd_w = os.pipe()
         event_r, event_w = os.pipe()
         work = job_dir / "work"
@@ -96,7 +104,7 @@ class WorkerProcess:
         )
         os.close(cmd_r)
         os.close(event_w)
-        return cls(proc, cmd_w, event_r)
+        return cls(proc, cmd_w, event_r, job_dir, interpret)
 
     def _drain(self) -> None:
         while chunk := self.proc.stdout.read1(65536):
@@ -195,3 +203,61 @@ class WorkerProcess:
             except OSError:
                 pass
         self.drain.join(timeout=2)
+
+
+# ------------------------------------------------------------------------------ starting one
+
+
+def launch(spec_file: Path, submission: Path, interpret: bool, gpu: int | None) -> WorkerProcess:
+    """A fresh worker for one submission, in a new job directory; it starts importing at once."""
+    job_dir = Path(tempfile.mkdtemp(prefix="tpuzzle-", dir=job_root()))
+    job = {
+        "spec": str(spec_file),
+        "submission": str(Path(submission).resolve()),
+        "interpret": interpret,
+    }
+    (job_dir / "job.json").write_text(json.dumps(job))
+    return WorkerProcess.start(job_dir, worker_env(job_dir, interpret, gpu), interpret)
+
+
+def job_root() -> str | None:
+    """Where job directories go: TPUZZLE_TMPDIR, else memory (/dev/shm) when it has room for
+    large buffers, else the system's temporary directory."""
+    if os.environ.get("TPUZZLE_TMPDIR"):
+        return os.environ["TPUZZLE_TMPDIR"]
+    shm = Path("/dev/shm")
+    try:
+        if os.access(shm, os.W_OK) and shutil.disk_usage(shm).free > SHM_MIN_FREE:
+            return str(shm)
+    except OSError:
+        pass
+    return None
+
+
+def worker_env(job_dir: Path, interpret: bool, gpu: int | None) -> dict[str, str]:
+    """The worker's environment: ours, less the secret seed, with its own Triton cache."""
+    env = {k: v for k, v in os.environ.items() if k not in (SECRET_ENV, SECRET_FILE_ENV)}
+    package_root = str(Path(__file__).resolve().parent.parent)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (package_root, env.get("PYTHONPATH")) if p)
+    env["PYTHONUNBUFFERED"] = "1"
+    env["TRITON_CACHE_DIR"] = str(job_dir / "triton-cache")
+    env.pop("TRITON_INTERPRET", None)
+    if interpret:
+        env["TRITON_INTERPRET"] = "1"
+    if gpu is not None:
+        env["CUDA_VISIBLE_DEVICES"] = str(gpu)
+    return env
+
+
+def cuda_present() -> bool:
+    """Whether a CUDA device is visible, asked of the driver directly (no PyTorch import)."""
+    import ctypes
+
+    try:
+        cuda = ctypes.CDLL("libcuda.so.1")
+    except OSError:
+        return False
+    count = ctypes.c_int(0)
+    if cuda.cuInit(0) != 0 or cuda.cuDeviceGetCount(ctypes.byref(count)) != 0:
+        return False
+    return count.value > 0

@@ -9,10 +9,8 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import json
 import os
 import shutil
-import tempfile
 import time
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -21,17 +19,14 @@ from typing import NamedTuple
 import numpy as np
 import torch
 
-from judge import bench, check, inputs
-from judge.channel import WorkerFailure, WorkerProcess
+from judge import bench, channel, check, inputs
+from judge.channel import SECRET_ENV, SECRET_FILE_ENV, WorkerFailure, WorkerProcess, launch
 from judge.loader import import_file
 from judge.results import CaseResult, EnvInfo, RunReport, Timing, Verdict
 from judge.spec import FLOAT_DTYPES, Case, PuzzleSpec
 
-SECRET_ENV = "TPUZZLE_SECRET_SEED"
-SECRET_FILE_ENV = "TPUZZLE_SECRET_SEED_FILE"
 STARTUP_TIMEOUT_S = 180.0  # importing torch and triton, creating the CUDA context
 CALIBRATION_TIMEOUT_S = 120.0
-SHM_MIN_FREE = 16 << 30  # /dev/shm holds job directories only when this much is free
 BIG_SET_BYTES = 256 << 20  # input sets at least this large rotate two at a time, else three
 
 
@@ -64,11 +59,27 @@ def mix_seed(seed: int, secret: str) -> int:
     return int.from_bytes(digest[:4], "little") & 0x7FFFFFFF
 
 
-def judge(spec: PuzzleSpec, submission: Path, options: RunOptions = RunOptions()) -> RunReport:
-    """Judge one submission; never raises for anything the submission does."""
+def judge(
+    spec: PuzzleSpec,
+    submission: Path,
+    options: RunOptions = RunOptions(),
+    worker: WorkerProcess | None = None,
+) -> RunReport:
+    """Judge one submission; never raises for anything the submission does.
+
+    `worker` may be one already started by `channel.launch` for this spec and submission (the CLI
+    starts it before importing PyTorch here, so that both imports overlap).
+    """
     started = time.monotonic()
-    interpret = options.interpret if options.interpret is not None else not cuda_present()
-    session = Session(spec, submission, options, interpret)
+    if worker is None:
+        interpret = options.interpret if options.interpret is not None else not cuda_present()
+        worker = launch(spec.directory / "puzzle.yaml", submission, interpret, options.gpu)
+    try:
+        session = Session(spec, submission, options, worker)
+    except BaseException:
+        worker.stop()
+        shutil.rmtree(worker.dir, ignore_errors=True)
+        raise
     try:
         report = session.run()
     finally:
@@ -77,29 +88,26 @@ def judge(spec: PuzzleSpec, submission: Path, options: RunOptions = RunOptions()
 
 
 def cuda_present() -> bool:
-    return torch.cuda.is_available()
+    return channel.cuda_present()
 
 
 class Session:
     """One judging of one submission: its worker, its cases, its findings."""
 
-    def __init__(self, spec: PuzzleSpec, submission: Path, options: RunOptions, interpret: bool):
-        self.spec, self.submission, self.options, self.interpret = (
-            spec,
-            submission,
-            options,
-            interpret,
-        )
+    def __init__(
+        self, spec: PuzzleSpec, submission: Path, options: RunOptions, worker: WorkerProcess
+    ):
+        self.spec, self.submission, self.options = spec, submission, options
+        self.worker = worker
+        self.interpret = worker.interpret
         self.timeout = options.timeout_s or spec.timeout_s
-        self.dir = Path(tempfile.mkdtemp(prefix="tpuzzle-", dir=job_root()))
         self.reference = load_reference(spec)
         self.cases = self.select_cases()
-        self.env = fallback_env(interpret)
+        self.env = fallback_env(self.interpret)
         self.calibration: dict | None = None
         self.notes: list[str] = []
         self.phases: dict[str, float] = {}
         self.truths: dict[tuple, Truth] = {}
-        self.worker: WorkerProcess | None = None
 
     def select_cases(self) -> list[Case]:
         chosen = self.options.cases or self.spec.tests
@@ -111,7 +119,6 @@ class Session:
     # ---------------------------------------------------------------------------- the run
 
     def run(self) -> RunReport:
-        self.worker = self.start_worker()
         # While the worker imports torch: the truth of every case, before any submission code runs.
         with self.phase("references"):
             truths = [self.truth(c) for c in self.cases]
@@ -388,23 +395,13 @@ class Session:
             env=self.env,
             ranked=verdict is Verdict.PASSED and not self.interpret and bool(timings) and not above,
             notes=tuple(self.notes),
-            output=self.worker.output() if self.worker else "",
+            output=self.worker.output(),
             phases=dict(self.phases),
         )
 
-    def start_worker(self) -> WorkerProcess:
-        job = {
-            "spec": str(self.spec.directory / "puzzle.yaml"),
-            "submission": str(self.submission.resolve()),
-            "interpret": self.interpret,
-        }
-        (self.dir / "job.json").write_text(json.dumps(job))
-        return WorkerProcess.start(self.dir, worker_env(self.dir, self.interpret, self.options.gpu))
-
     def close(self) -> None:
-        if self.worker is not None:
-            self.worker.stop()
-        shutil.rmtree(self.dir, ignore_errors=True)
+        self.worker.stop()
+        shutil.rmtree(self.worker.dir, ignore_errors=True)
 
 
 def load_reference(spec: PuzzleSpec):
@@ -466,20 +463,6 @@ def failure_message(result: CaseResult) -> str:
     return f"case {result.name} (seed {result.seed}): " + "; ".join(parts)
 
 
-def job_root() -> str | None:
-    """Where workers' job directories go: TPUZZLE_TMPDIR, else memory (/dev/shm) when it has
-    room for large buffers, else the system's temporary directory."""
-    if os.environ.get("TPUZZLE_TMPDIR"):
-        return os.environ["TPUZZLE_TMPDIR"]
-    shm = Path("/dev/shm")
-    try:
-        if os.access(shm, os.W_OK) and shutil.disk_usage(shm).free > SHM_MIN_FREE:
-            return str(shm)
-    except OSError:
-        pass
-    return None
-
-
 def calibration_key(env: EnvInfo) -> str:
     return f"{env.device}|{env.driver}|torch {env.torch}|triton {env.triton}"
 
@@ -499,17 +482,3 @@ def fallback_env(interpret: bool) -> EnvInfo:
         torch=torch.__version__,
         python=platform.python_version(),
     )
-
-
-def worker_env(job_dir: Path, interpret: bool, gpu: int | None) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if k not in (SECRET_ENV, SECRET_FILE_ENV)}
-    package_root = str(Path(__file__).resolve().parent.parent)
-    env["PYTHONPATH"] = os.pathsep.join(p for p in (package_root, env.get("PYTHONPATH")) if p)
-    env["PYTHONUNBUFFERED"] = "1"
-    env["TRITON_CACHE_DIR"] = str(job_dir / "triton-cache")
-    env.pop("TRITON_INTERPRET", None)
-    if interpret:
-        env["TRITON_INTERPRET"] = "1"
-    if gpu is not None:
-        env["CUDA_VISIBLE_DEVICES"] = str(gpu)
-    return env

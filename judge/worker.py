@@ -81,8 +81,16 @@ class Worker:
         self.events.flush()
 
     def serve(self) -> None:
-        import torch  # noqa: F401 - imported before any submission code
+        import torch  # imported before any submission code
 
+        if not self.interpret and not torch.cuda.is_available():
+            self.send(
+                "error",
+                kind="no-cuda",
+                message="this PyTorch cannot reach a CUDA device "
+                f"(torch {torch.__version__}); run with --interpret to use the CPU",
+            )
+            return
         self.send("ready", env=environment(self.interpret))
         for line in self.commands:
             cmd = json.loads(line)

@@ -1,10 +1,10 @@
 import shutil
 
 import pytest
+from test_results import sample_report
 
 from judge import catalogue
 from judge.errors import JudgeError
-from test_results import sample_report
 
 
 @pytest.fixture
@@ -34,16 +34,23 @@ def test_directory_of_submissions(one_puzzle, tmp_path):
 def test_judge_all_reports_each_result_as_it_arrives(one_puzzle):
     targets = catalogue.select(one_puzzle, None, []) * 3
     seen = []
-    reports = catalogue.judge_all(targets, lambda t: sample_report(),
-                                  lambda t, r: seen.append(t.spec.id))
+    reports = catalogue.judge_all(
+        targets, lambda t: sample_report(), lambda t, r: seen.append(t.spec.id)
+    )
     assert len(reports) == 3 and seen == ["vector_add"] * 3
 
 
 def test_rows_and_markdown(vector_add):
     row = catalogue.row(vector_add, sample_report())
     assert (row.puzzle, row.verdict, row.throughput, row.sol_pct) == (
-        "vector_add", "failed", "3000 GB/s", 95.0)
+        "vector_add",
+        "failed",
+        "3000 GB/s",
+        95.0,
+    )
     text = catalogue.markdown([row])
     assert text.splitlines()[0].startswith("| puzzle | difficulty | verdict | GPU |")
-    assert "| vector_add | easy | failed | NVIDIA H100 | 100.0 us | 3000 GB/s | 95.0% | 1.20x |" \
+    assert (
+        "| vector_add | easy | failed | NVIDIA H100 | 100.0 us | 3000 GB/s | 95.0% | 1.20x |"
         in text
+    )

@@ -3,7 +3,7 @@ import time
 
 import pytest
 
-from judge import runner
+from judge import channel, runner
 from judge.results import Verdict
 from judge.spec import Case
 
@@ -54,11 +54,11 @@ def test_secret_from_environment_or_file(tmp_path, monkeypatch):
 
 def test_worker_environment(tmp_path, monkeypatch):
     monkeypatch.setenv(runner.SECRET_ENV, "hidden")
-    env = runner.worker_env(tmp_path, interpret=False, gpu=1)
+    env = channel.worker_env(tmp_path, interpret=False, gpu=1)
     assert runner.SECRET_ENV not in env and "TRITON_INTERPRET" not in env
     assert env["CUDA_VISIBLE_DEVICES"] == "1"
     assert env["TRITON_CACHE_DIR"] == str(tmp_path / "triton-cache")
-    assert runner.worker_env(tmp_path, interpret=True, gpu=None)["TRITON_INTERPRET"] == "1"
+    assert channel.worker_env(tmp_path, interpret=True, gpu=None)["TRITON_INTERPRET"] == "1"
 
 
 def test_secret_changes_the_seeds_and_never_reaches_the_worker(

@@ -147,8 +147,15 @@ def test_python_dash_m_judge(puzzles_root):
 def test_bench_json_and_markdown(cli, tmp_path, puzzles_root):
     shutil.copytree(puzzles_root / "vector_add", tmp_path / "cat" / "vector_add")
     table = tmp_path / "table.md"
-    result = cli("bench", "--puzzles", str(tmp_path / "cat"), "--json", "--interpret",
-                 "--markdown", str(table))
+    result = cli(
+        "bench",
+        "--puzzles",
+        str(tmp_path / "cat"),
+        "--json",
+        "--interpret",
+        "--markdown",
+        str(table),
+    )
     assert result.exit_code == 0, result.output
     data = json.loads(result.stdout)
     assert data["mode"] == "interpreter"

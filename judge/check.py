@@ -8,7 +8,7 @@ from __future__ import annotations
 import torch
 
 from judge.inputs import GUARD_BYTE, Layout, sentinel
-from judge.results import BufferCheck, Mismatch
+from judge.results import BufferCheck, CaseResult, Mismatch
 from judge.spec import Tolerance
 
 FIRST_MISMATCHES = 5  # wrong elements listed in a report
@@ -181,3 +181,29 @@ def discriminates(expected: torch.Tensor, tol: Tolerance) -> bool:
     if expected.numel() == 0:
         return False
     return float(expected.double().abs().mean()) > 10 * tol.atol
+
+
+def failure_reason(result: CaseResult) -> str:
+    if any(b.guard_before or b.guard_after for b in result.buffers):
+        return "out-of-bounds"
+    if any(b.input_changed for b in result.buffers):
+        return "input-modified"
+    if any(b.unwritten for b in result.buffers):
+        return "unwritten"
+    return "wrong-answer"
+
+
+def failure_message(result: CaseResult) -> str:
+    bad = [b for b in result.buffers if not b.ok]
+    parts = []
+    for b in bad:
+        if b.guard_after or b.guard_before:
+            parts.append(
+                f"{b.name}: wrote outside the buffer ({b.guard_before} before, "
+                f"{b.guard_after} after)"
+            )
+        elif b.input_changed:
+            parts.append(f"{b.name}: input changed in {b.input_changed} elements")
+        else:
+            parts.append(f"{b.name}: {b.mismatches} of {b.total} elements wrong")
+    return f"case {result.name} (seed {result.seed}): " + "; ".join(parts)

@@ -14,16 +14,14 @@ import shutil
 import time
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import NamedTuple
 
-import numpy as np
 import torch
 
 from judge import bench, channel, check, inputs
 from judge.channel import SECRET_ENV, SECRET_FILE_ENV, WorkerFailure, WorkerProcess, launch
-from judge.loader import import_file
 from judge.results import CaseResult, EnvInfo, RunReport, Timing, Verdict
-from judge.spec import FLOAT_DTYPES, Case, PuzzleSpec
+from judge.spec import Case, PuzzleSpec
+from judge.truth import Truth, load_reference, read_buffer, reference_truth
 
 STARTUP_TIMEOUT_S = 180.0  # importing torch and triton, creating the CUDA context
 CALIBRATION_TIMEOUT_S = 120.0
@@ -145,7 +143,11 @@ class Session:
         failed = next((r for r in results if r.status != "passed"), None)
         if failed is not None:
             return self.report(
-                Verdict.FAILED, failure_reason(failed), failure_message(failed), results, []
+                Verdict.FAILED,
+                check.failure_reason(failed),
+                check.failure_message(failed),
+                results,
+                [],
             )
         with self.phase("benchmarks"):
             report = self.run_benchmarks(results, reference_times)
@@ -297,7 +299,7 @@ class Session:
                     Verdict.FAILED,
                     "recheck-failed",
                     f"benchmark {case.name}: the outputs of the timed calls are "
-                    f"wrong ({failure_message(result)}); does solve() skip work "
+                    f"wrong ({check.failure_message(result)}); does solve() skip work "
                     "on repeated calls?",
                 )
         if "times" not in event:
@@ -402,65 +404,6 @@ class Session:
     def close(self) -> None:
         self.worker.stop()
         shutil.rmtree(self.worker.dir, ignore_errors=True)
-
-
-def load_reference(spec: PuzzleSpec):
-    """The puzzle's trusted reference function, reference(*args) like solve() but on tensors."""
-    return import_file(spec.directory / "reference.py", f"tpuzzle_reference_{spec.id}").reference
-
-
-class Truth(NamedTuple):
-    """What a case's buffers must hold: inputs as drawn, outputs as the reference computed."""
-
-    initial: dict[str, torch.Tensor]  # every drawn buffer (in and inout), native dtype
-    outputs: dict[str, torch.Tensor]  # every out and inout buffer, float64 where a float
-
-
-def reference_truth(spec: PuzzleSpec, reference, case: Case) -> Truth:
-    """Reference outputs from pristine inputs, in float64 where the dtype is a float."""
-    sizes = case.size_map
-    initial = inputs.pristine(spec, sizes, case.seed, case.draw)
-    tensors = {}
-    for lay in inputs.layouts(spec, sizes):
-        wide = torch.float64 if lay.arg.dtype in FLOAT_DTYPES else inputs.torch_dtype(lay.arg.dtype)
-        start = initial.get(lay.arg.name)
-        tensors[lay.arg.name] = torch.zeros(lay.n, dtype=wide) if start is None else start.to(wide)
-    reference(*inputs.call_args(spec, sizes, tensors))
-    return Truth(initial, {a.name: tensors[a.name] for a in spec.buffers if a.role != "in"})
-
-
-def read_buffer(path: str, dtype: str, total: int) -> torch.Tensor:
-    raw = np.fromfile(path, dtype=np.uint8)
-    tensor = torch.from_numpy(raw).view(inputs.torch_dtype(dtype))
-    if tensor.numel() != total:
-        raise ValueError(f"{path}: expected {total} elements, found {tensor.numel()}")
-    return tensor
-
-
-def failure_reason(result: CaseResult) -> str:
-    if any(b.guard_before or b.guard_after for b in result.buffers):
-        return "out-of-bounds"
-    if any(b.input_changed for b in result.buffers):
-        return "input-modified"
-    if any(b.unwritten for b in result.buffers):
-        return "unwritten"
-    return "wrong-answer"
-
-
-def failure_message(result: CaseResult) -> str:
-    bad = [b for b in result.buffers if not b.ok]
-    parts = []
-    for b in bad:
-        if b.guard_after or b.guard_before:
-            parts.append(
-                f"{b.name}: wrote outside the buffer ({b.guard_before} before, "
-                f"{b.guard_after} after)"
-            )
-        elif b.input_changed:
-            parts.append(f"{b.name}: input changed in {b.input_changed} elements")
-        else:
-            parts.append(f"{b.name}: {b.mismatches} of {b.total} elements wrong")
-    return f"case {result.name} (seed {result.seed}): " + "; ".join(parts)
 
 
 def calibration_key(env: EnvInfo) -> str:

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 import torch
 
-from judge import check, registry, runner
+from judge import check, registry, runner, truth
 from judge.results import Verdict
 
 ROOT = Path(__file__).resolve().parent.parent / "puzzles"
@@ -64,7 +64,7 @@ def test_spec_loads_with_solutions(pid):
 @pytest.mark.parametrize("pid", IDS)
 def test_reference_matches_an_independent_formula(pid):
     spec = registry.get(pid, ROOT)
-    reference = runner.load_reference(spec)
+    reference = truth.load_reference(spec)
     for case in [c for c in spec.tests if c.interpret][:6]:
         from judge import inputs
 
@@ -73,7 +73,7 @@ def test_reference_matches_an_independent_formula(pid):
             for k, v in inputs.pristine(spec, case.size_map, case.seed, case.draw).items()
         }
         want = formula(pid)(drawn, case.size_map)
-        got = runner.reference_truth(spec, reference, case).outputs
+        got = truth.reference_truth(spec, reference, case).outputs
         for name, values in want.items():
             np.testing.assert_allclose(got[name].double().numpy(), values, rtol=1e-9, atol=1e-9)
 
@@ -82,9 +82,9 @@ def test_reference_matches_an_independent_formula(pid):
 def test_every_case_discriminates(pid):
     """An all-zero answer must fail every case: the reference sits well above atol."""
     spec = registry.get(pid, ROOT)
-    reference = runner.load_reference(spec)
+    reference = truth.load_reference(spec)
     for case in (c for c in spec.tests if c.interpret):
-        for name, values in runner.reference_truth(spec, reference, case).outputs.items():
+        for name, values in truth.reference_truth(spec, reference, case).outputs.items():
             tolerance = spec.tolerance.at(case.size_map)
             assert check.discriminates(values, tolerance), f"{case.name}: {name}"
 

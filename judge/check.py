@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import torch
 
-from judge.inputs import GUARD_BYTE, Layout, sentinel
+from judge.inputs import Layout, guard_byte, sentinel
 from judge.results import BufferCheck, CaseResult, Mismatch
 from judge.spec import Tolerance
 
@@ -15,12 +15,12 @@ FIRST_MISMATCHES = 5  # wrong elements listed in a report
 _BITS = {1: torch.uint8, 2: torch.int16, 4: torch.int32, 8: torch.int64}
 
 
-def modified_elements(region: torch.Tensor) -> int:
+def modified_elements(region: torch.Tensor, pattern: int) -> int:
     """Elements of a guard region whose bytes are no longer the guard pattern."""
     if region.numel() == 0:
         return 0
     raw = region.contiguous().view(torch.uint8).view(region.numel(), -1)
-    return int((raw != GUARD_BYTE).any(dim=1).sum())
+    return int((raw != pattern).any(dim=1).sum())
 
 
 def sentinel_mask(data: torch.Tensor, dtype: str) -> torch.Tensor:
@@ -62,8 +62,8 @@ def check_output(
     unwritten = sentinel_mask(data, lay.arg.dtype) if was_output else None
     never = unwritten[bad] if unwritten is not None else torch.zeros_like(bad, dtype=torch.bool)
     worst = int(err.argmax()) if lay.n else -1
-    guard_before = modified_elements(full[: lay.guard])
-    guard_after = modified_elements(full[lay.guard + lay.n :])
+    guard_before = modified_elements(full[: lay.guard], guard_byte(lay.arg))
+    guard_after = modified_elements(full[lay.guard + lay.n :], guard_byte(lay.arg))
     return BufferCheck(
         name=lay.arg.name,
         ok=bad.numel() == 0 and guard_before == 0 and guard_after == 0,
@@ -89,8 +89,8 @@ def check_input(lay: Layout, full: torch.Tensor, initial: torch.Tensor) -> Buffe
     data = full[lay.guard : lay.guard + lay.n]
     bits = _BITS[data.element_size()]
     changed = int((data.view(bits) != initial.contiguous().view(bits)).sum())
-    guard_before = modified_elements(full[: lay.guard])
-    guard_after = modified_elements(full[lay.guard + lay.n :])
+    guard_before = modified_elements(full[: lay.guard], guard_byte(lay.arg))
+    guard_after = modified_elements(full[lay.guard + lay.n :], guard_byte(lay.arg))
     return BufferCheck(
         name=lay.arg.name,
         ok=changed == 0 and guard_before == 0 and guard_after == 0,

@@ -8,7 +8,8 @@ Every buffer the worker hands to `solve()` is the middle of a larger allocation:
 
     [ guard band | data | guard band ]
 
-The guard bands hold GUARD_PATTERN; outputs start filled with a sentinel (a NaN with a payload for
+The guard bands hold a byte pattern (NaNs around inputs); outputs start filled with a sentinel
+(a NaN with a payload for
 floats) so that "never written" and "written past the end" are both visible afterwards.
 """
 
@@ -23,7 +24,9 @@ import torch
 from judge.spec import FLOAT_DTYPES, Arg, Draw, PuzzleSpec, evaluate, numel
 
 GUARD_BYTES = 16384  # per side; a multiple of 16 keeps the data 16-byte aligned
-GUARD_BYTE = 0xA5  # every byte of a guard band
+GUARD_BYTE = 0xA5  # every byte of an output's guard band: a store past the end changes it
+INPUT_GUARD_BYTE = 0xFF  # every byte of an input's guard band: a NaN for every float type (and -1
+# for signed integers), so an unmasked load past the end poisons a sum instead of adding nothing
 
 # Bit patterns that fill an output before each call. For floats: a quiet NaN with a payload that
 # arithmetic does not produce; for integers: a value unlikely to be an answer.
@@ -43,6 +46,12 @@ _BITS_VIEW = {1: torch.uint8, 2: torch.int16, 4: torch.int32, 8: torch.int64}
 
 def torch_dtype(name: str) -> torch.dtype:
     return getattr(torch, name)
+
+
+def guard_byte(arg: Arg) -> int:
+    """The byte an argument's guard bands are filled with (different for inputs and outputs, so
+    that copying an input's guard into an output's is still seen)."""
+    return INPUT_GUARD_BYTE if arg.role == "in" else GUARD_BYTE
 
 
 def guard_elems(dtype: str) -> int:
@@ -129,7 +138,7 @@ def pristine(spec: PuzzleSpec, sizes: dict[str, int], seed: int, override: str =
 def guarded(lay: Layout, initial: torch.Tensor | None, device: str) -> torch.Tensor:
     """A guarded allocation: guard pattern, initial data (or the sentinel), guard pattern."""
     full = torch.empty(lay.total, dtype=torch_dtype(lay.arg.dtype), device=device)
-    full.view(torch.uint8).fill_(GUARD_BYTE)
+    full.view(torch.uint8).fill_(guard_byte(lay.arg))
     refill(full, lay, initial)
     return full
 

@@ -53,6 +53,9 @@ def test_guarded_layout_keeps_data_aligned_and_guards_patterned(vector_add):
     assert lay.total == 37 + 2 * (inputs.GUARD_BYTES // 4)
     assert bool(data.isnan().all())
     assert bool((full[: lay.guard].view(torch.uint8) == inputs.GUARD_BYTE).all())
+    a_lay = inputs.layouts(vector_add, {"N": 37})[0]  # a_ptr, an input: NaN guards
+    a_full = inputs.guarded(a_lay, torch.zeros(37), "cpu")
+    assert bool(a_full[: a_lay.guard].isnan().all()) and bool(a_full[-a_lay.guard :].isnan().all())
     data.fill_(1.0)
     inputs.refill(full, lay, None)
     assert bool(data.isnan().all())

@@ -18,7 +18,7 @@ import typer
 
 from judge import registry, report, store
 from judge.errors import JudgeError, SubmissionNotFound
-from judge.spec import Case, PuzzleSpec
+from judge.spec import Case, PuzzleSpec, violated
 
 app = typer.Typer(
     help="Triton kernel puzzles, judged: pick one, write a kernel, run it.",
@@ -240,6 +240,9 @@ def custom_case(spec: PuzzleSpec, sizes: list[str], seed: int, draw: str) -> Cas
             )
         if not low <= values[name] <= high:
             raise JudgeError(f"--size {name}={values[name]}: outside the limits [{low}, {high}]")
+    broken = violated(spec.constraints, values)
+    if broken:
+        raise JudgeError(f"--size: {', '.join(sizes)} breaks the puzzle's constraint {broken!r}")
     if draw not in ("", "mixed"):
         raise JudgeError(f"--draw {draw!r}: expected 'mixed' or nothing")
     ordered = tuple((n, values[n]) for n in spec.size_names)

@@ -104,6 +104,7 @@ class PuzzleSpec:
     args: tuple[Arg, ...]
     tolerance: Tolerance
     limits: tuple[tuple[str, int, int], ...]  # (size, min, max) for every size argument
+    constraints: tuple[str, ...]  # conditions between sizes, e.g. "kernel_size <= input_size"
     tests: tuple[Case, ...]
     benchmarks: tuple[Case, ...]
     speed_of_light: SpeedOfLight
@@ -138,6 +139,14 @@ _BINOPS = {
     ast.Mod: operator.mod,
     ast.Pow: operator.pow,
 }
+_COMPARE = {
+    ast.Lt: operator.lt,
+    ast.LtE: operator.le,
+    ast.Gt: operator.gt,
+    ast.GtE: operator.ge,
+    ast.Eq: operator.eq,
+    ast.NotEq: operator.ne,
+}
 _FUNCS = {"min": min, "max": max, "cdiv": lambda a, b: -(-a // b), "sqrt": math.sqrt}
 
 
@@ -161,6 +170,9 @@ def _eval_node(node: ast.AST, env: dict[str, float]) -> float:
         return env[node.id]
     if isinstance(node, ast.BinOp) and type(node.op) in _BINOPS:
         return _BINOPS[type(node.op)](_eval_node(node.left, env), _eval_node(node.right, env))
+    if isinstance(node, ast.Compare) and len(node.ops) == 1 and type(node.ops[0]) in _COMPARE:
+        left, right = _eval_node(node.left, env), _eval_node(node.comparators[0], env)
+        return _COMPARE[type(node.ops[0])](left, right)
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
         return -_eval_node(node.operand, env)
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in _FUNCS:
@@ -246,6 +258,7 @@ def _build_spec(r: _Reader, directory: Path) -> PuzzleSpec:
     args = tuple(_build_arg(r.child(f"args[{i}]", a), sizes) for i, a in enumerate(raw_args))
     _check_args(r, args)
     limits = _build_limits(r, args)
+    constraints = _build_constraints(r, sizes)
     spec = PuzzleSpec(
         id=r.get("id", str),
         title=r.get("title", str),
@@ -256,8 +269,9 @@ def _build_spec(r: _Reader, directory: Path) -> PuzzleSpec:
         args=args,
         tolerance=_build_tolerance(r.child("tolerance", r.get("tolerance", dict)), sizes),
         limits=limits,
-        tests=_build_cases(r, "tests", args, limits),
-        benchmarks=_build_cases(r, "benchmarks", args, limits),
+        constraints=constraints,
+        tests=_build_cases(r, "tests", args, limits, constraints),
+        benchmarks=_build_cases(r, "benchmarks", args, limits, constraints),
         speed_of_light=_build_sol(r.child("speed_of_light", r.get("speed_of_light", dict)), sizes),
         timeout_s=r.get("timeout_s", float, 60.0),
         directory=directory,
@@ -347,7 +361,26 @@ def _build_tolerance(r: _Reader, sizes: set[str]) -> Tolerance:
     return tol
 
 
-def _build_cases(r: _Reader, key: str, args: tuple[Arg, ...], limits) -> tuple[Case, ...]:
+def _build_constraints(r: _Reader, sizes: set[str]) -> tuple[str, ...]:
+    found = r.get("constraints", list, [])
+    for i, text in enumerate(found):
+        if not isinstance(text, str):
+            r.fail(f"expected a condition such as 'K <= N', got {text!r}", f"constraints[{i}]")
+        try:
+            evaluate(text, dict.fromkeys(sizes, 1))
+        except (ValueError, ZeroDivisionError) as exc:
+            r.fail(f"{text!r}: {exc}", f"constraints[{i}]")
+    return tuple(found)
+
+
+def violated(constraints: tuple[str, ...], sizes: dict[str, int]) -> str | None:
+    """The first constraint these sizes break, or None."""
+    return next((c for c in constraints if not evaluate(c, sizes)), None)
+
+
+def _build_cases(
+    r: _Reader, key: str, args: tuple[Arg, ...], limits, constraints: tuple[str, ...]
+) -> tuple[Case, ...]:
     cases = []
     for i, raw in enumerate(r.get(key, list, [])):
         c = r.child(f"{key}[{i}]", raw)
@@ -358,6 +391,9 @@ def _build_cases(r: _Reader, key: str, args: tuple[Arg, ...], limits) -> tuple[C
             if not low <= value <= high:
                 sizes.fail(f"{value} is outside the limits [{low}, {high}]", name)
             values.append((name, value))
+        broken = violated(constraints, dict(values))
+        if broken:
+            sizes.fail(f"breaks the constraint {broken!r}")
         extra = set(sizes.data) - {n for n, _, _ in limits}
         if extra:
             sizes.fail(f"unknown size {sorted(extra)[0]!r}")

@@ -133,3 +133,21 @@ def test_evaluate_is_arithmetic_only():
 
 def test_numel(vector_add):
     assert numel(vector_add.arg("c_ptr"), {"N": 17}) == 17
+
+
+def test_constraints_between_sizes(tmp_path):
+    data = edited(
+        args=BASE["args"] + [{"name": "K", "role": "size"}],
+        limits={"N": [1, 1000], "K": [1, 1000]},
+        tests=[{"sizes": {"N": 10, "K": 3}, "seed": 1}],
+        benchmarks=[],
+        constraints=["K <= N"],
+    )
+    spec = load_spec(write(tmp_path, data))
+    assert spec.constraints == ("K <= N",)
+    data["tests"].append({"sizes": {"N": 2, "K": 3}, "seed": 2})
+    with pytest.raises(SpecError, match=r"tests\[1\].sizes: breaks the constraint 'K <= N'"):
+        load_spec(write(tmp_path, data))
+    data["constraints"] = ["K <= Q"]
+    with pytest.raises(SpecError, match=r"constraints\[0\]: 'K <= Q': unknown name 'Q'"):
+        load_spec(write(tmp_path, data))

@@ -147,3 +147,17 @@ def test_timed_run_on_gpu(pid):
     )
     assert report.env.driver and report.env.copy_gbps > 100
     assert torch.cuda.is_available()
+
+
+def test_signatures_match_the_published_catalogue():
+    """Signatures are a contract: every puzzle of ../shared/puzzles.md, argument for argument."""
+    import re
+
+    catalogue = ROOT.parent.parent / "shared" / "puzzles.md"
+    if not catalogue.is_file():
+        pytest.skip("../shared/puzzles.md is not beside this checkout")
+    published = dict(re.findall(r"^\| (\w+) \| \(([^)]*)\)", catalogue.read_text(), re.M))
+    assert set(published) == set(IDS)
+    for pid in IDS:
+        spec = registry.get(pid, ROOT)
+        assert ", ".join(a.name for a in spec.args) == published[pid], pid

@@ -1,0 +1,25 @@
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def matrix_copy_kernel(
+    a_ptr,  # address of the source matrix A (N x N, row-major)
+    b_ptr,  # address of the destination matrix B (N x N, row-major)
+    numel,  # N * N: both matrices are contiguous, so the copy is one long vector
+    BLOCK_SIZE: tl.constexpr,  # elements handled by one program
+):
+    a_ptr = a_ptr.to(tl.pointer_type(tl.float32))
+    b_ptr = b_ptr.to(tl.pointer_type(tl.float32))
+    pid = tl.program_id(axis=0)
+    offsets = pid * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
+    mask = offsets < numel  # the last block is usually partial
+    values = tl.load(a_ptr + offsets, mask=mask)
+    tl.store(b_ptr + offsets, values, mask=mask)
+
+
+def solve(a_ptr: int, b_ptr: int, N: int):
+    numel = N * N
+    BLOCK_SIZE = 4096
+    grid = (triton.cdiv(numel, BLOCK_SIZE),)
+    matrix_copy_kernel[grid](a_ptr, b_ptr, numel, BLOCK_SIZE=BLOCK_SIZE, num_warps=8)

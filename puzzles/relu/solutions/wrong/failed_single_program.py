@@ -1,0 +1,18 @@
+# expect: failed unwritten
+# Launches one program, as if one block could hold any N: only the first 1024 elements are written.
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def relu_kernel(input_ptr, output_ptr, N, BLOCK_SIZE: tl.constexpr):
+    input_ptr = input_ptr.to(tl.pointer_type(tl.float32))
+    output_ptr = output_ptr.to(tl.pointer_type(tl.float32))
+    offsets = tl.program_id(0) * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
+    mask = offsets < N
+    x = tl.load(input_ptr + offsets, mask=mask)
+    tl.store(output_ptr + offsets, tl.maximum(x, 0.0), mask=mask)
+
+
+def solve(input_ptr: int, output_ptr: int, N: int):
+    relu_kernel[(1,)](input_ptr, output_ptr, N, BLOCK_SIZE=1024)

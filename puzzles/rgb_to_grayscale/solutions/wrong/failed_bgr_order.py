@@ -1,0 +1,29 @@
+# expect: failed wrong-answer
+# Takes the first plane for blue and the last for red (BGR, as OpenCV stores images): red gets
+# blue's weight 0.114 and blue gets red's 0.299.
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def rgb_to_grayscale_kernel(
+    input_ptr,  # address of the planar image: the R plane, then G, then B (each height x width)
+    output_ptr,  # address of the grayscale image (height x width)
+    num_pixels,  # width * height: pixels per plane
+    BLOCK_SIZE: tl.constexpr,  # pixels handled by one program
+):
+    input_ptr = input_ptr.to(tl.pointer_type(tl.float32))
+    output_ptr = output_ptr.to(tl.pointer_type(tl.float32))
+    offsets = tl.program_id(axis=0) * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
+    mask = offsets < num_pixels
+    b = tl.load(input_ptr + offsets, mask=mask)
+    g = tl.load(input_ptr + num_pixels + offsets, mask=mask)
+    r = tl.load(input_ptr + 2 * num_pixels + offsets, mask=mask)
+    tl.store(output_ptr + offsets, 0.299 * r + 0.587 * g + 0.114 * b, mask=mask)
+
+
+def solve(input_ptr: int, output_ptr: int, width: int, height: int):
+    num_pixels = width * height
+    BLOCK_SIZE = 1024
+    grid = (triton.cdiv(num_pixels, BLOCK_SIZE),)
+    rgb_to_grayscale_kernel[grid](input_ptr, output_ptr, num_pixels, BLOCK_SIZE=BLOCK_SIZE)

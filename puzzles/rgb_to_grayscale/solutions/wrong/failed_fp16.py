@@ -1,0 +1,30 @@
+# expect: failed wrong-answer
+# Converts the channels to float16 before the weighted sum, "to save bandwidth": about three
+# decimal digits survive, far from float32's seven.
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def rgb_to_grayscale_kernel(
+    input_ptr,  # address of the planar image: the R plane, then G, then B (each height x width)
+    output_ptr,  # address of the grayscale image (height x width)
+    num_pixels,  # width * height: pixels per plane
+    BLOCK_SIZE: tl.constexpr,  # pixels handled by one program
+):
+    input_ptr = input_ptr.to(tl.pointer_type(tl.float32))
+    output_ptr = output_ptr.to(tl.pointer_type(tl.float32))
+    offsets = tl.program_id(axis=0) * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
+    mask = offsets < num_pixels
+    r = tl.load(input_ptr + offsets, mask=mask).to(tl.float16)
+    g = tl.load(input_ptr + num_pixels + offsets, mask=mask).to(tl.float16)
+    b = tl.load(input_ptr + 2 * num_pixels + offsets, mask=mask).to(tl.float16)
+    gray = 0.299 * r + 0.587 * g + 0.114 * b
+    tl.store(output_ptr + offsets, gray.to(tl.float32), mask=mask)
+
+
+def solve(input_ptr: int, output_ptr: int, width: int, height: int):
+    num_pixels = width * height
+    BLOCK_SIZE = 1024
+    grid = (triton.cdiv(num_pixels, BLOCK_SIZE),)
+    rgb_to_grayscale_kernel[grid](input_ptr, output_ptr, num_pixels, BLOCK_SIZE=BLOCK_SIZE)

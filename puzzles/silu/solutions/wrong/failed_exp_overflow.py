@@ -1,0 +1,21 @@
+# expect: failed wrong-answer
+# Writes the sigmoid as exp(x) / (1 + exp(x)): exp(x) overflows float32 for x > 88.7, and
+# inf / inf is NaN.
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def silu_kernel(input_ptr, output_ptr, N, BLOCK_SIZE: tl.constexpr):
+    input_ptr = input_ptr.to(tl.pointer_type(tl.float32))
+    output_ptr = output_ptr.to(tl.pointer_type(tl.float32))
+    offsets = tl.program_id(0) * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
+    mask = offsets < N
+    x = tl.load(input_ptr + offsets, mask=mask)
+    e = tl.exp(x)
+    tl.store(output_ptr + offsets, x * (e / (1.0 + e)), mask=mask)
+
+
+def solve(input_ptr: int, output_ptr: int, N: int):
+    BLOCK_SIZE = 1024
+    silu_kernel[(triton.cdiv(N, BLOCK_SIZE),)](input_ptr, output_ptr, N, BLOCK_SIZE=BLOCK_SIZE)

@@ -1,0 +1,78 @@
+"""Every puzzle's first shipped solution at its benchmark sizes, on a GPU, printed as a table.
+
+    python tests/benchmarks/catalogue_on_gpu.py [--full] [--deadline SECONDS] [--out FILE]
+
+Each puzzle is one `tpuzzle run ... --json` in a new process. By default a run checks one small
+case (the spec's first test) before timing, which keeps the whole catalogue within minutes;
+`--full` runs every test case first, as `tpuzzle bench` does. Results are appended to a JSON-lines
+file as they arrive, so a run cut short keeps what it finished. `--deadline` stops starting new
+puzzles after that many seconds.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+
+from judge import catalogue, registry  # noqa: E402
+from judge.results import RunReport  # noqa: E402
+
+
+def command(target: catalogue.Target, full: bool) -> list[str]:
+    cmd = [sys.executable, "-m", "judge", "run", target.spec.id, str(target.path), "--json",
+           "--no-save"]
+    if not full:
+        first = target.spec.tests[0]
+        cmd += [arg for name, value in first.sizes for arg in ("--size", f"{name}={value}")]
+        cmd += ["--seed", str(first.seed)]
+    return cmd
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--full", action="store_true")
+    parser.add_argument("--deadline", type=float, default=float("inf"))
+    parser.add_argument("--out", type=Path, default=Path("catalogue_runs.jsonl"))
+    parser.add_argument("puzzles", nargs="*")
+    args = parser.parse_args()
+    targets = catalogue.select(registry.puzzles_root(), None, args.puzzles)
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    started, rows = time.monotonic(), []
+    for target in targets:
+        if time.monotonic() - started > args.deadline:
+            print(f"deadline reached: {target.spec.id} and later not run", flush=True)
+            break
+        t0 = time.monotonic()
+        out = subprocess.run(command(target, args.full), cwd=ROOT, env=env, capture_output=True,
+                             text=True)
+        wall = time.monotonic() - t0
+        try:
+            data = json.loads(out.stdout)
+        except ValueError:
+            print(f"{target.spec.id}: no report (exit {out.returncode}): {out.stderr[-500:]}",
+                  flush=True)
+            continue
+        data["bench_wall_s"] = round(wall, 1)
+        with args.out.open("a") as f:
+            f.write(json.dumps(data) + "\n")
+        report = RunReport.from_dict(data)
+        rows.append(catalogue.row(target.spec, report))
+        t = report.timing[0] if report.timing else None
+        print(f"{target.spec.id:20s} {report.verdict.value:8s} {report.reason:16s} "
+              f"{wall:5.1f}s {catalogue.row(target.spec, report).throughput:>14s} "
+              f"{(t.sol_pct if t and t.sol_pct else 0):6.1f}% "
+              f"{(t.speedup_vs_reference if t and t.speedup_vs_reference else 0):5.2f}x "
+              f"{report.message[:80] if not report.passed else ''}", flush=True)
+    print(catalogue.markdown(rows))
+
+
+if __name__ == "__main__":
+    main()

@@ -85,11 +85,6 @@ def judge_all(
 
 def row(spec: PuzzleSpec, report: RunReport) -> Row:
     t = report.timing[0] if report.timing else None
-    throughput = ""
-    if t is not None and t.gbps is not None:
-        throughput = f"{t.gbps:.0f} GB/s"
-    elif t is not None and t.tflops is not None:
-        throughput = f"{t.tflops:.1f} TFLOP/s"
     return Row(
         puzzle=spec.id,
         difficulty=spec.difficulty,
@@ -98,7 +93,7 @@ def row(spec: PuzzleSpec, report: RunReport) -> Row:
         reason=report.reason,
         device=report.env.device,
         median_ms=t.median_ms if t else None,
-        throughput=throughput,
+        throughput=t.throughput if t else "",
         sol_pct=t.sol_pct if t else None,
         speedup=t.speedup_vs_reference if t else None,
         ranked=report.ranked,

@@ -29,22 +29,14 @@ def sentinel_mask(data: torch.Tensor, dtype: str) -> torch.Tensor:
     return data.contiguous().view(bits) == sentinel(dtype).view(bits)
 
 
-def compare(got: torch.Tensor, expected: torch.Tensor, tol: Tolerance) -> torch.Tensor:
-    """True where got is acceptable: written as `err <= tol`, so a NaN never passes by accident.
-
-    Equal values pass even when infinite; a NaN passes only where the reference is NaN too.
-    """
-    got, expected = got.double(), expected.double()
-    ok = (got - expected).abs() <= tol.atol + tol.rtol * expected.abs()
-    ok |= got == expected
-    ok |= got.isnan() & expected.isnan()
-    return ok
-
-
 def check_output(
     lay: Layout, full: torch.Tensor, expected: torch.Tensor, tol: Tolerance, was_output: bool
 ) -> BufferCheck:
     """An output (or in-place) buffer against the reference, with its guard bands.
+
+    An element is right when `err <= atol + rtol * |expected|` (written so that a NaN never
+    passes by accident), or when it equals the reference, infinities included; a NaN is right
+    only where the reference is NaN too.
 
     One float64 pass over the whole buffer; NaN, Inf and equality rules are applied only to the
     elements outside the tolerance, which are few when the answer is nearly right.

@@ -157,13 +157,7 @@ def _timing_table(timings: tuple[Timing, ...], rank: tuple[int, int] | None) -> 
     ):
         table.add_column(name, justify="left" if name == "benchmark" else "right")
     for t in timings:
-        throughput = (
-            f"{t.gbps:.0f} GB/s"
-            if t.gbps is not None
-            else f"{t.tflops:.1f} TFLOP/s"
-            if t.tflops is not None
-            else "-"
-        )
+        throughput = t.throughput or "-"
         sol = fmt(t.sol_pct, "{:.1f}%") + (" (above!)" if t.above_speed_of_light else "")
         table.add_row(
             t.case,

@@ -84,6 +84,13 @@ class Timing:
     speedup_vs_reference: float | None = None  # reference median / submission median
     above_speed_of_light: bool = False  # faster than the measured peak allows: flagged, not ranked
 
+    @property
+    def throughput(self) -> str:
+        """The achieved rate as text: "3941 GB/s" or "612.3 TFLOP/s" ("" when neither)."""
+        if self.gbps is not None:
+            return f"{self.gbps:.0f} GB/s"
+        return f"{self.tflops:.1f} TFLOP/s" if self.tflops is not None else ""
+
 
 @dataclass(frozen=True)
 class EnvInfo:

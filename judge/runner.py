@@ -70,7 +70,9 @@ def judge(
     """
     started = time.monotonic()
     if worker is None:
-        interpret = options.interpret if options.interpret is not None else not cuda_present()
+        interpret = (
+            options.interpret if options.interpret is not None else not channel.cuda_present()
+        )
         worker = launch(spec.directory / "puzzle.yaml", submission, interpret, options.gpu)
     try:
         session = Session(spec, submission, options, worker)
@@ -83,10 +85,6 @@ def judge(
     finally:
         session.close()
     return replace(report, wall_s=round(time.monotonic() - started, 3))
-
-
-def cuda_present() -> bool:
-    return channel.cuda_present()
 
 
 class Session:

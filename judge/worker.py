@@ -18,6 +18,8 @@ import platform
 import sys
 from pathlib import Path
 
+import torch
+
 from judge import bench, inputs
 from judge.loader import LoadError, describe, import_file, load_solve
 from judge.spec import load_spec
@@ -81,8 +83,6 @@ class Worker:
         self.events.flush()
 
     def serve(self) -> None:
-        import torch  # imported before any submission code
-
         if not self.interpret and not torch.cuda.is_available():
             self.send(
                 "error",
@@ -199,7 +199,7 @@ class Worker:
     def reset(self, fulls: dict, sizes: dict, initial: dict) -> None:
         """Buffers back to their state before the first call: inputs as drawn, outputs sentinel."""
         for lay in inputs.layouts(self.spec, sizes):
-            inputs.refill(fulls[lay.arg.name], lay, _to(initial.get(lay.arg.name), self.device))
+            inputs.refill(fulls[lay.arg.name], lay, initial.get(lay.arg.name))
         self.sync()
 
     def dump(self, fulls: dict, tag: str) -> dict[str, str]:
@@ -207,7 +207,7 @@ class Worker:
         files = {}
         for name, full in fulls.items():
             path = self.dir / f"{tag}_{name}.bin"
-            full.view(-1).view(__import__("torch").uint8).cpu().numpy().tofile(path)
+            full.view(-1).view(torch.uint8).cpu().numpy().tofile(path)
             files[name] = str(path)
         return files
 
@@ -221,13 +221,7 @@ class Worker:
 
     def sync(self) -> None:
         if not self.interpret:
-            import torch
-
             torch.cuda.synchronize()
-
-
-def _to(tensor, device: str):
-    return None if tensor is None else tensor.to(device)
 
 
 _MODE_CLASS = None
@@ -286,7 +280,6 @@ def classify(exc: BaseException) -> tuple[str, str]:
 
 
 def environment(interpret: bool) -> dict:
-    import torch
     import triton
 
     env = {

@@ -17,12 +17,17 @@ def buffer(n, values=None, arg=OUT):
     return lay, full
 
 
-def test_compare_rejects_nan_and_accepts_equal_infinities():
-    got = torch.tensor([1.0, float("nan"), float("inf"), 1.1])
+def test_tolerance_rejects_nan_and_accepts_equal_infinities():
+    lay, full = buffer(4)
+    inputs.data_view(full, lay).copy_(torch.tensor([1.0, float("nan"), float("inf"), 1.1]))
     exp = torch.tensor([1.0, 1.0, float("inf"), 1.0], dtype=torch.float64)
-    assert check.compare(got, exp, TOL).tolist() == [True, False, True, False]
-    nan_both = check.compare(torch.tensor([math.nan]), torch.tensor([math.nan]), TOL)
-    assert nan_both.tolist() == [True]
+    result = check.check_output(lay, full, exp, TOL, was_output=True)
+    assert [m.index for m in result.first] == [1, 3]
+    assert (result.nan_count, result.unwritten) == (1, 0)
+    lay, full = buffer(1)
+    inputs.data_view(full, lay).fill_(math.nan)  # a NaN the kernel wrote, not the sentinel
+    nan_both = check.check_output(lay, full, torch.tensor([math.nan]), TOL, was_output=True)
+    assert nan_both.ok
 
 
 def test_check_output_reports_mismatches_and_unwritten():

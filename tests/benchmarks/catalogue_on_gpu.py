@@ -27,8 +27,16 @@ from judge.results import RunReport  # noqa: E402
 
 
 def command(target: catalogue.Target, full: bool) -> list[str]:
-    cmd = [sys.executable, "-m", "judge", "run", target.spec.id, str(target.path), "--json",
-           "--no-save"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "judge",
+        "run",
+        target.spec.id,
+        str(target.path),
+        "--json",
+        "--no-save",
+    ]
     if not full:
         first = target.spec.tests[0]
         cmd += [arg for name, value in first.sizes for arg in ("--size", f"{name}={value}")]
@@ -51,14 +59,17 @@ def main() -> None:
             print(f"deadline reached: {target.spec.id} and later not run", flush=True)
             break
         t0 = time.monotonic()
-        out = subprocess.run(command(target, args.full), cwd=ROOT, env=env, capture_output=True,
-                             text=True)
+        out = subprocess.run(
+            command(target, args.full), cwd=ROOT, env=env, capture_output=True, text=True
+        )
         wall = time.monotonic() - t0
         try:
             data = json.loads(out.stdout)
         except ValueError:
-            print(f"{target.spec.id}: no report (exit {out.returncode}): {out.stderr[-500:]}",
-                  flush=True)
+            print(
+                f"{target.spec.id}: no report (exit {out.returncode}): {out.stderr[-500:]}",
+                flush=True,
+            )
             continue
         data["bench_wall_s"] = round(wall, 1)
         with args.out.open("a") as f:
@@ -66,11 +77,14 @@ def main() -> None:
         report = RunReport.from_dict(data)
         rows.append(catalogue.row(target.spec, report))
         t = report.timing[0] if report.timing else None
-        print(f"{target.spec.id:20s} {report.verdict.value:8s} {report.reason:16s} "
-              f"{wall:5.1f}s {catalogue.row(target.spec, report).throughput:>14s} "
-              f"{(t.sol_pct if t and t.sol_pct else 0):6.1f}% "
-              f"{(t.speedup_vs_reference if t and t.speedup_vs_reference else 0):5.2f}x "
-              f"{report.message[:80] if not report.passed else ''}", flush=True)
+        print(
+            f"{target.spec.id:20s} {report.verdict.value:8s} {report.reason:16s} "
+            f"{wall:5.1f}s {catalogue.row(target.spec, report).throughput:>14s} "
+            f"{(t.sol_pct if t and t.sol_pct else 0):6.1f}% "
+            f"{(t.speedup_vs_reference if t and t.speedup_vs_reference else 0):5.2f}x "
+            f"{report.message[:80] if not report.passed else ''}",
+            flush=True,
+        )
     print(catalogue.markdown(rows))
 
 

@@ -224,6 +224,26 @@ def bench(
     raise typer.Exit(0 if all(r.passed for r in results) else 1)
 
 
+@app.command()
+@usage_errors
+def leaderboard(
+    puzzle: Annotated[
+        str | None, typer.Argument(help="Only this puzzle (default: every puzzle).")
+    ] = None,
+    json_out: Annotated[bool, typer.Option("--json", help="Print one JSON list only.")] = False,
+    puzzles: PuzzlesOpt = None,
+    db: DbOpt = None,
+) -> None:
+    """The fastest ranked result of each submitter, ranked per puzzle and GPU model."""
+    if puzzle is not None:
+        puzzle = registry.get(puzzle, registry.puzzles_root(puzzles)).id
+    entries = store.leaderboard(open_db(db), puzzle)
+    if json_out:
+        typer.echo(json.dumps(finite([dataclasses.asdict(e) for e in entries])))
+    else:
+        report.console().print(report.leaderboard_table(entries, puzzle))
+
+
 def custom_case(spec: PuzzleSpec, sizes: list[str], seed: int, draw: str) -> Case:
     values = {}
     for item in sizes:

@@ -19,7 +19,7 @@ from rich.text import Text
 
 from judge.results import CaseResult, RunReport, Timing, Verdict
 from judge.spec import PuzzleSpec
-from judge.store import Best
+from judge.store import Best, Entry
 
 COLOURS = {
     "passed": "green",
@@ -279,6 +279,60 @@ def catalogue_table(rows, interpreted: bool) -> Group:
             )
         )
     return Group(*parts)
+
+
+# ----------------------------------------------------------------------------------- leaderboard
+
+
+def leaderboard_table(entries: list[Entry], puzzle: str | None = None) -> Group:
+    """`tpuzzle leaderboard`: one table per (puzzle, GPU model), fastest first."""
+    if not entries:
+        return Group(
+            Text(f"No ranked results yet{f' for {puzzle}' if puzzle else ''}.", style="bold"),
+            Text(
+                "Runs on the CPU interpreter are never ranked; run "
+                f"`tpuzzle run {puzzle or 'PUZZLE'} FILE` on a GPU to enter the leaderboard."
+            ),
+        )
+    groups: dict[tuple[str, str], list[Entry]] = {}
+    for e in entries:
+        groups.setdefault((e.puzzle, e.device), []).append(e)
+    return Group(*(_leaderboard_group(p, d, rows) for (p, d), rows in groups.items()))
+
+
+def _leaderboard_group(puzzle: str, device: str, entries: list[Entry]) -> Table:
+    table = Table(title=f"{puzzle} · {device}", title_justify="left")
+    for name in (
+        "rank",
+        "submitter",
+        "median",
+        "p20-p80",
+        "throughput",
+        "speed of light",
+        "vs PyTorch",
+        "date",
+    ):
+        table.add_column(name, justify="left" if name in ("submitter", "date") else "right")
+    for e in entries:
+        table.add_row(
+            f"{e.rank}{'=' if e.tie else ''}",
+            e.submitter,
+            f"{e.median_ms * 1e3:.1f} us",
+            f"{e.p20_ms * 1e3:.1f}-{e.p80_ms * 1e3:.1f} us",
+            _rate(e.gbps, e.tflops),
+            fmt(e.sol_pct, "{:.1f}%"),
+            fmt(e.speedup, "{:.2f}x"),
+            e.created_at[:10],
+        )
+    if any(e.tie for e in entries):
+        table.caption = '"=" marks a tie: medians within each other\'s p20-p80 spread'
+    return table
+
+
+def _rate(gbps: float | None, tflops: float | None) -> str:
+    if gbps is not None:
+        return f"{gbps:.0f} GB/s"
+    return f"{tflops:.1f} TFLOP/s" if tflops is not None else "-"
 
 
 def progress(disable: bool = False) -> Progress:

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
+from judge.bench import is_tie
 from judge.results import RunReport
 
 ENV_VAR = "TPUZZLE_DB"
@@ -42,6 +43,9 @@ MIGRATIONS = (
     );
     CREATE INDEX runs_puzzle ON runs (puzzle, device, verdict);
     CREATE INDEX runs_submitter ON runs (submitter, puzzle);
+    """,
+    """
+    CREATE INDEX runs_ranked ON runs (puzzle, device, submitter, median_ms) WHERE ranked = 1;
     """,
 )
 
@@ -165,3 +169,71 @@ def ranked_medians(conn: sqlite3.Connection, puzzle: str, device: str) -> dict[s
         (puzzle, device),
     ).fetchall()
     return {r["submitter"]: r["best"] for r in rows}
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One line of a leaderboard: a submitter's fastest ranked run on one puzzle and GPU model."""
+
+    puzzle: str  # puzzle id
+    device: str  # GPU model; only runs on the same model are ranked together
+    submitter: str  # who ran it
+    median_ms: float  # median of the timed calls
+    p20_ms: float  # 20th percentile
+    p80_ms: float  # 80th percentile
+    samples: int  # number of timed calls
+    gbps: float | None  # achieved GB/s, for byte formulas
+    tflops: float | None  # achieved TFLOP/s, for FLOP formulas
+    sol_pct: float | None  # percent of the device's measured peak
+    speedup: float | None  # PyTorch reference median / this median
+    submission_sha256: str  # hash of the submitted file ("" when it could not be read)
+    created_at: str  # ISO 8601, UTC
+    run_id: int  # the row in `runs`
+    rank: int  # competition ranking within (puzzle, device): 1, 1, 3
+    tie: bool  # shares its rank with a neighbour
+
+
+_BEST_RANKED = """
+    SELECT puzzle, device, submitter, median_ms, p20_ms, p80_ms, samples, gbps, tflops, sol_pct,
+           speedup, submission_sha256, created_at, id AS run_id
+    FROM (
+        SELECT *, ROW_NUMBER() OVER (
+            PARTITION BY puzzle, device, submitter ORDER BY median_ms, id
+        ) AS nth
+        FROM runs
+        WHERE ranked = 1 AND verdict = 'passed' AND median_ms IS NOT NULL {where}
+    )
+    WHERE nth = 1
+    ORDER BY puzzle, device, median_ms, run_id
+"""
+
+
+def leaderboard(conn: sqlite3.Connection, puzzle: str | None = None) -> list[Entry]:
+    """The fastest ranked pass per (submitter, puzzle, device), ranked per (puzzle, device).
+
+    Only ranked runs count: interpreter runs, failures and times above the speed of light never
+    are. Entries come grouped by puzzle, then device, fastest first.
+    """
+    where, params = ("AND puzzle = ?", (puzzle,)) if puzzle is not None else ("", ())
+    rows = conn.execute(_BEST_RANKED.format(where=where), params).fetchall()
+    groups: dict[tuple[str, str], list[sqlite3.Row]] = {}
+    for r in rows:
+        groups.setdefault((r["puzzle"], r["device"]), []).append(r)
+    return [entry for group in groups.values() for entry in _ranked(group)]
+
+
+def _ranked(rows: list[sqlite3.Row]) -> list[Entry]:
+    """Competition ranking (1, 1, 3) of one group sorted by median. A run tied with the one before
+    it shares that one's rank, so a chain of ties shares one rank."""
+    tied = [i > 0 and _tied(rows[i - 1], rows[i]) for i in range(len(rows))] + [False]
+    entries: list[Entry] = []
+    for i, r in enumerate(rows):
+        rank = entries[-1].rank if tied[i] else i + 1
+        entries.append(Entry(**dict(r), rank=rank, tie=tied[i] or tied[i + 1]))
+    return entries
+
+
+def _tied(a: sqlite3.Row, b: sqlite3.Row) -> bool:
+    """Spreads that overlap per bench.is_tie; a run without percentiles ties with nothing."""
+    sa, sb = ((r["median_ms"], r["p20_ms"], r["p80_ms"]) for r in (a, b))
+    return None not in sa + sb and is_tie(sa, sb)

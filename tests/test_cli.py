@@ -1,11 +1,14 @@
+import dataclasses
 import json
 import shutil
 import subprocess
 import sys
 
 import pytest
+from test_store import interpreted, timed
 from typer.testing import CliRunner
 
+from judge import store
 from judge.cli import app
 
 SOLUTIONS = "puzzles/vector_add/solutions"
@@ -99,6 +102,7 @@ def test_run_human_report(cli):
         (("run", "vector_ad", "x.py"), "unknown puzzle 'vector_ad'; did you mean vector_add?"),
         (("run", "vector_add", "missing.py"), "missing.py: no such file"),
         (("show", "nope"), "unknown puzzle 'nope'"),
+        (("leaderboard", "vector_ad"), "unknown puzzle 'vector_ad'; did you mean vector_add?"),
         (("run", "vector_add", f"{SOLUTIONS}/correct/plain.py", "--size", "M=3"), "--size 'M=3'"),
         (
             ("run", "vector_add", f"{SOLUTIONS}/correct/plain.py", "--size", "N=0"),
@@ -171,3 +175,44 @@ def test_bench_a_directory_reports_failures_with_exit_code_1(cli, tmp_path, puzz
     result = cli("bench", str(subs), "--puzzles", str(tmp_path / "cat"), "--interpret")
     assert result.exit_code == 1
     assert "failed (unwritten)" in result.stdout and "correctness only" in result.stdout
+
+
+def test_leaderboard_json_lists_the_ranked_entries(cli):
+    conn = store.connect()  # TPUZZLE_DB of this test
+    store.record(conn, timed(0.30), "ada")
+    store.record(conn, timed(0.20), "bob")
+    store.record(conn, timed(0.201), "cyd")  # within bob's spread
+    store.record(conn, timed(0.10, device="NVIDIA H200"), "ada")
+    store.record(conn, timed(1.0, puzzle="matmul", gbps=None, tflops=300.0), "ada")
+    store.record(conn, interpreted(), "dan")
+    result = cli("leaderboard", "vector_add", "--json")
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert [(d["device"], d["submitter"], d["rank"], d["tie"]) for d in data] == [
+        ("NVIDIA H100", "bob", 1, True),
+        ("NVIDIA H100", "cyd", 1, True),
+        ("NVIDIA H100", "ada", 3, False),
+        ("NVIDIA H200", "ada", 1, False),
+    ]
+    assert data[0]["median_ms"] == 0.2 and data[0]["gbps"] == 3000.0
+    assert set(data[0]) == {f.name for f in dataclasses.fields(store.Entry)}
+    everything = json.loads(cli("leaderboard", "--json").stdout)
+    assert [d["puzzle"] for d in everything] == ["matmul"] + ["vector_add"] * 4
+
+
+def test_leaderboard_table_and_db_option(cli, tmp_path):
+    other = tmp_path / "other.db"
+    store.record(store.connect(other), timed(0.2), "ada")
+    result = cli("leaderboard", "--db", str(other))
+    assert result.exit_code == 0
+    assert "vector_add · NVIDIA H100" in result.stdout and "200.0 us" in result.stdout
+    assert "No ranked results yet" in cli("leaderboard").stdout  # TPUZZLE_DB is still empty
+
+
+def test_leaderboard_of_an_empty_database(cli):
+    result = cli("leaderboard", "vector_add")
+    assert result.exit_code == 0
+    assert "No ranked results yet for vector_add." in result.stdout
+    assert "never ranked" in result.stdout
+    empty = cli("leaderboard", "--json")
+    assert (empty.exit_code, empty.stdout) == (0, "[]\n")

@@ -2,6 +2,7 @@ from rich.console import Console
 from test_results import sample_report
 
 from judge import report
+from judge.store import Entry
 
 
 def render(renderable) -> str:
@@ -33,3 +34,65 @@ def test_catalogue_and_puzzle_page(vector_add):
     page = render(report.puzzle_page(vector_add))
     for expected in ("solve(a_ptr, b_ptr, c_ptr, N)", "1 <= N <= 100,000,000", "example"):
         assert expected in page
+
+
+def entry(submitter, rank, tie=False, **fields):
+    base = dict(
+        puzzle="vector_add",
+        device="NVIDIA H100",
+        submitter=submitter,
+        median_ms=0.2,
+        p20_ms=0.19,
+        p80_ms=0.21,
+        samples=100,
+        gbps=3000.0,
+        tflops=None,
+        sol_pct=95.0,
+        speedup=1.2,
+        submission_sha256="ab" * 32,
+        created_at="2025-03-04T05:06:07+00:00",
+        run_id=1,
+        rank=rank,
+        tie=tie,
+    )
+    return Entry(**{**base, **fields})
+
+
+def cells(text: str, word: str) -> list[str]:
+    """The cells of the table row that contains word."""
+    line = next(line for line in text.splitlines() if f" {word} " in line)
+    return [c.strip() for c in line.strip("│ ").split("│")]
+
+
+def test_leaderboard_table_one_table_per_puzzle_and_device():
+    text = render(
+        report.leaderboard_table(
+            [
+                entry("ada", 1, tie=True),
+                entry("bob", 1, tie=True, median_ms=0.205, speedup=None),
+                entry("cyd", 3, median_ms=0.5, p20_ms=0.45, p80_ms=0.55, gbps=1234.4),
+                entry("dan", 1, device="NVIDIA H200", median_ms=0.1),
+                entry("eve", 1, puzzle="matmul", gbps=None, tflops=612.34, median_ms=2.0),
+            ]
+        )
+    )
+    assert "vector_add · NVIDIA H100" in text and "vector_add · NVIDIA H200" in text
+    assert "matmul · NVIDIA H100" in text
+    for name in ("rank", "submitter", "median", "p20-p80", "speed of light", "vs PyTorch"):
+        assert name in text
+    expected = ["1=", "ada", "200.0 us", "190.0-210.0 us", "3000 GB/s", "95.0%", "1.20x"]
+    assert cells(text, "ada") == [*expected, "2025-03-04"]
+    assert cells(text, "bob")[:3] == ["1=", "bob", "205.0 us"] and cells(text, "bob")[6] == "-"
+    assert cells(text, "cyd")[:5] == ["3", "cyd", "500.0 us", "450.0-550.0 us", "1234 GB/s"]
+    assert cells(text, "dan")[:3] == ["1", "dan", "100.0 us"]
+    assert cells(text, "eve")[4] == "612.3 TFLOP/s"
+    assert text.count("marks a tie") == 1  # the caption explains "=" only under a table with ties
+
+
+def test_empty_leaderboard_says_how_to_get_ranked():
+    text = render(report.leaderboard_table([]))
+    assert "No ranked results yet." in text
+    assert "CPU interpreter are never ranked" in text and "`tpuzzle run PUZZLE FILE`" in text
+    one = render(report.leaderboard_table([], "vector_add"))
+    assert "No ranked results yet for vector_add." in one
+    assert "`tpuzzle run vector_add FILE` on a GPU" in one

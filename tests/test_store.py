@@ -1,3 +1,4 @@
+import dataclasses
 import sqlite3
 
 from test_results import sample_report
@@ -56,3 +57,120 @@ def test_ranked_medians_per_gpu_model(tmp_path):
     store.record(conn, passed(0.2), "bob")
     store.record(conn, passed(0.1, device="NVIDIA H200"), "cyd")
     assert store.ranked_medians(conn, "vector_add", "NVIDIA H100") == {"ada": 0.3, "bob": 0.2}
+
+
+def timed(median, spread=0.001, *, puzzle="vector_add", device="NVIDIA H100", **timing):
+    """A ranked pass on the GPU whose p20-p80 spread is median -/+ spread."""
+    base = sample_report()
+    t = dataclasses.replace(
+        base.timing[0], median_ms=median, p20_ms=median - spread, p80_ms=median + spread, **timing
+    )
+    return dataclasses.replace(
+        base,
+        puzzle=puzzle,
+        verdict=Verdict.PASSED,
+        reason="ok",
+        ranked=True,
+        timing=(t,),
+        env=dataclasses.replace(base.env, device=device),
+    )
+
+
+def interpreted(puzzle="vector_add"):
+    """A pass in Triton's interpreter: no timing, never ranked."""
+    env = dataclasses.replace(sample_report().env, mode="interpreter", device=CPU)
+    return dataclasses.replace(timed(0.01, puzzle=puzzle), ranked=False, timing=(), env=env)
+
+
+def above_light(median):
+    """A pass faster than the measured peak allows: flagged, not ranked."""
+    report = timed(median)
+    t = dataclasses.replace(report.timing[0], sol_pct=130.0, above_speed_of_light=True)
+    return dataclasses.replace(report, ranked=False, timing=(t,))
+
+
+CPU = "cpu (Triton interpreter)"
+
+
+def board(conn, puzzle=None):
+    return [
+        (e.puzzle, e.device, e.submitter, e.median_ms, e.rank, e.tie)
+        for e in store.leaderboard(conn, puzzle)
+    ]
+
+
+def test_leaderboard_best_ranked_pass_per_submitter_puzzle_and_device(tmp_path):
+    conn = store.connect(tmp_path / "r.db")
+    store.record(conn, timed(0.30), "ada")
+    best = store.record(conn, timed(0.20), "ada")
+    store.record(conn, timed(0.40), "ada")  # a slower later run does not replace the best
+    store.record(conn, timed(0.25), "bob")
+    store.record(conn, timed(0.50, device="NVIDIA H200"), "bob")
+    store.record(conn, timed(0.10, device="NVIDIA H200"), "cyd")
+    store.record(conn, timed(2.0, puzzle="matmul", gbps=None, tflops=300.0), "ada")
+    store.record(conn, sample_report(), "dan")  # failed, with a fast timing
+    store.record(conn, interpreted(), "dan")
+    store.record(conn, above_light(0.01), "dan")
+    store.record(conn, interpreted(), "eve")
+    store.record(conn, above_light(0.01), "bob")  # bob's flagged run does not beat his 0.25
+    h100, h200 = "NVIDIA H100", "NVIDIA H200"
+    assert board(conn) == [
+        ("matmul", h100, "ada", 2.0, 1, False),
+        ("vector_add", h100, "ada", 0.20, 1, False),
+        ("vector_add", h100, "bob", 0.25, 2, False),
+        ("vector_add", h200, "cyd", 0.10, 1, False),
+        ("vector_add", h200, "bob", 0.50, 2, False),
+    ]
+    assert board(conn, "matmul") == [("matmul", h100, "ada", 2.0, 1, False)]
+    assert board(conn, "sort") == []
+    top = store.leaderboard(conn, "vector_add")[0]
+    assert (top.run_id, top.p20_ms, top.p80_ms, top.samples) == (best, 0.199, 0.201, 100)
+    assert (top.gbps, top.tflops, top.sol_pct, top.speedup) == (3000.0, None, 95.0, 1.2)
+    assert top.submission_sha256 == "" and top.created_at.endswith("+00:00")
+    assert store.leaderboard(conn, "matmul")[0].tflops == 300.0
+
+
+def test_leaderboard_ties_share_a_rank(tmp_path):
+    conn = store.connect(tmp_path / "r.db")
+    store.record(conn, timed(0.300), "eve")
+    store.record(conn, timed(0.152, 0.005), "dan")  # within cyd's spread
+    store.record(conn, timed(0.150, 0.005), "cyd")
+    store.record(conn, timed(0.102, 0.008), "bob")  # within ada's spread, but not cyd's
+    store.record(conn, timed(0.100, 0.005), "ada")
+    assert [(e.submitter, e.rank, e.tie) for e in store.leaderboard(conn)] == [
+        ("ada", 1, True),
+        ("bob", 1, True),
+        ("cyd", 3, True),
+        ("dan", 3, True),
+        ("eve", 5, False),
+    ]
+
+
+def test_leaderboard_a_chain_of_ties_shares_one_rank(tmp_path):
+    conn = store.connect(tmp_path / "r.db")
+    store.record(conn, timed(1.00, 0.02), "ada")
+    store.record(conn, timed(1.015, 0.02), "bob")  # ties ada and cyd; ada and cyd do not tie
+    store.record(conn, timed(1.03, 0.01), "cyd")
+    store.record(conn, timed(2.00, 0.01), "dan")
+    assert [(e.submitter, e.rank, e.tie) for e in store.leaderboard(conn)] == [
+        ("ada", 1, True),
+        ("bob", 1, True),
+        ("cyd", 1, True),
+        ("dan", 4, False),
+    ]
+
+
+def test_a_version_1_database_is_migrated_and_keeps_its_runs(tmp_path):
+    path = tmp_path / "r.db"
+    old = sqlite3.connect(path)
+    old.executescript(f"BEGIN; {store.MIGRATIONS[0]} PRAGMA user_version = 1; COMMIT;")
+    run_id = store.record(old, timed(0.2), "ada")
+    store.record(old, interpreted(), "bob")
+    old.close()
+    conn = store.connect(path)
+    assert conn.execute("PRAGMA user_version").fetchone()[0] == 2 == len(store.MIGRATIONS)
+    indexes = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'index'")}
+    assert {"runs_puzzle", "runs_submitter", "runs_ranked"} <= indexes
+    assert [(e.run_id, e.submitter, e.rank) for e in store.leaderboard(conn)] == [
+        (run_id, "ada", 1)
+    ]

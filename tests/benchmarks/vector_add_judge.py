@@ -62,6 +62,22 @@ def plain_do_bench(repeats: int = 5) -> list[float]:
     ]
 
 
+def fresh_process_seconds(code: str, env: dict) -> float:
+    """Wall time of a new Python process that runs `code`: what each start-up step costs."""
+    started = time.perf_counter()
+    subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, check=True)
+    return time.perf_counter() - started
+
+
+START_UP_STEPS = {
+    "python alone": "pass",
+    "import judge.cli": "import judge.cli",
+    "channel.cuda_present()": "from judge import channel; channel.cuda_present()",
+    "import torch": "import torch",
+    "import torch, triton; CUDA context": "import torch, triton; torch.zeros(1, device='cuda')",
+}
+
+
 def main() -> None:
     cache = tempfile.mkdtemp(prefix="tpuzzle-bench-cache-")
     env = dict(os.environ, TPUZZLE_CACHE=cache, PYTHONPATH=str(ROOT))
@@ -74,6 +90,11 @@ def main() -> None:
     rows = [
         ("cold start, calibration included", f"{cold_wall:.1f} s"),
         ("cold start, calibration cached", f"{warm_wall:.1f} s, {third_wall:.1f} s"),
+        ("outside the judge's clock", f"{third_wall - third['wall_s']:.1f} s"),
+        *(
+            (f"new process: {step}", f"{fresh_process_seconds(code, env):.2f} s")
+            for step, code in START_UP_STEPS.items()
+        ),
         ("phases of the last run", ", ".join(f"{k} {v:.1f} s" for k, v in third["phases"].items())),
         ("judge median (3 runs)", ", ".join(f"{m * 1e3:.1f} us" for m in judged)),
         ("plain do_bench median (5 runs)", ", ".join(f"{m * 1e3:.1f} us" for m in plain)),

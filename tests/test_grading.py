@@ -1,0 +1,574 @@
+import csv
+import hashlib
+import io
+import json
+import xml.etree.ElementTree as ET
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from judge import __version__, grading
+from judge.errors import JudgeError, SubmissionNotFound, UnknownPuzzle
+from judge.grading import Graded, Submission
+from judge.results import BufferCheck, CaseResult, EnvInfo, Mismatch, RunReport, Timing, Verdict
+
+IDS = ("relu", "softmax", "vector_add")
+
+H100 = EnvInfo(
+    mode="gpu",
+    device="NVIDIA H100",
+    driver="580",
+    cuda="13.0",
+    triton="3.6.0",
+    torch="2.11.0",
+    python="3.12.3",
+    copy_gbps=3000.0,
+)
+H200 = replace(H100, device="NVIDIA H200", copy_gbps=4200.0)
+CPU = replace(H100, mode="interpreter", device="cpu (Triton interpreter)", driver="", cuda="")
+
+
+def timing(median: float, spread: float = 0.002) -> Timing:
+    return Timing(
+        case="N=25000000",
+        sizes={"N": 25_000_000},
+        median_ms=median,
+        p20_ms=median - spread,
+        p80_ms=median + spread,
+        samples=100,
+        input_sets=3,
+        gbps=300.0 / median,
+        sol_pct=10.0 / median,
+        reference_median_ms=0.1,
+        speedup_vs_reference=0.1 / median,
+    )
+
+
+def case(i: int, status: str = "passed", **fields) -> CaseResult:
+    reproduce = "" if status == "passed" else f"tpuzzle run vector_add s.py --size N={i} --seed {i}"
+    return CaseResult(
+        name=f"N={i}", sizes={"N": i}, seed=i, status=status, reproduce=reproduce, **fields
+    )
+
+
+def make_report(
+    puzzle: str = "vector_add",
+    verdict: Verdict = Verdict.PASSED,
+    reason: str = "ok",
+    median: float | None = None,
+    spread: float = 0.002,
+    env: EnvInfo = H100,
+    statuses: tuple[str, ...] = ("passed", "passed", "passed"),
+    **fields,
+) -> RunReport:
+    timings = (timing(median, spread),) if median is not None else ()
+    values = dict(
+        puzzle=puzzle,
+        submission=f"class/{puzzle}.py",
+        verdict=verdict,
+        reason=reason,
+        message="every case passed" if verdict is Verdict.PASSED else f"{reason} happened",
+        cases=tuple(case(i + 1, s) for i, s in enumerate(statuses)),
+        timing=timings,
+        env=env,
+        ranked=verdict is Verdict.PASSED and env.mode == "gpu" and bool(timings),
+        wall_s=1.25,
+    )
+    return RunReport(**{**values, **fields})
+
+
+def graded(student: str, puzzle: str = "vector_add", sha: str = "", **fields) -> Graded:
+    sub = Submission(student, puzzle, Path(f"class/{student}/{puzzle}.py"), sha or "ab" * 32)
+    return Graded(sub, make_report(puzzle, **fields))
+
+
+def pairs(submissions) -> list[tuple[str, str]]:
+    return [(s.student, s.puzzle) for s in submissions]
+
+
+def write(path: Path, text: str = "def solve(): pass\n") -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+    return path
+
+
+# ------------------------------------------------------------------------------- discovery
+
+
+def test_discover_finds_submissions_and_warns_about_skipped_files(tmp_path):
+    root = tmp_path / "class"
+    write(root / "bob" / "vector_add.py")
+    alice = write(root / "alice" / "vector_add.py", "print('alice')\n")
+    write(root / "alice" / "relu.py")
+    write(root / "alice" / "vectr_add.py")
+    write(root / "alice" / "notes.txt")
+    write(root / "alice" / ".scratch.py")
+    write(root / "alice" / "__pycache__" / "vector_add.cpython-311.pyc")
+    write(root / "alice" / "old" / "relu.py")
+    write(root / ".git" / "hooks.py")
+    write(root / "__pycache__" / "x.py")
+    write(root / "stray.py")
+    write(root / "README.md")
+    (root / "carol").mkdir()
+
+    subs, warnings = grading.discover(root, IDS)
+
+    assert pairs(subs) == [("alice", "relu"), ("alice", "vector_add"), ("bob", "vector_add")]
+    assert subs[1].path == alice
+    assert subs[1].sha256 == hashlib.sha256(b"print('alice')\n").hexdigest()
+    assert warnings == [
+        f"{root / 'alice' / 'old'}: a directory, skipped (expected ROOT/<student>/<puzzle>.py)",
+        f"{root / 'alice' / 'vectr_add.py'}: 'vectr_add' is not a puzzle id, skipped; "
+        "did you mean vector_add?",
+        f"{root / 'carol'}: no file named after a puzzle",
+        f"{root / 'stray.py'}: not in a student's directory, skipped "
+        "(expected ROOT/<student>/<puzzle>.py)",
+    ]
+
+
+def test_discover_a_name_far_from_every_id_gets_no_suggestion(tmp_path):
+    write(tmp_path / "alice" / "relu.py")
+    write(tmp_path / "alice" / "homework.py")
+    _, warnings = grading.discover(tmp_path, IDS)
+    assert warnings == [
+        f"{tmp_path / 'alice' / 'homework.py'}: 'homework' is not a puzzle id, skipped"
+    ]
+
+
+def test_discover_root_must_be_a_directory(tmp_path):
+    with pytest.raises(SubmissionNotFound, match="no such directory"):
+        grading.discover(tmp_path / "missing", IDS)
+    file = write(tmp_path / "file.py")
+    with pytest.raises(SubmissionNotFound, match="not a directory"):
+        grading.discover(file, IDS)
+
+
+def test_discover_without_submissions_raises_one_line(tmp_path):
+    write(tmp_path / "alice" / "notes.txt")
+    with pytest.raises(JudgeError) as empty:
+        grading.discover(tmp_path, IDS)
+    assert str(empty.value) == (
+        f"{tmp_path}: no submissions found, expected ROOT/<student>/<puzzle>.py"
+    )
+    write(tmp_path / "vector_add.py")
+    with pytest.raises(JudgeError, match="one student's directory"):
+        grading.discover(tmp_path, IDS)
+
+
+# ------------------------------------------------------------------------------- manifest
+
+
+def test_manifest_resolves_paths_and_sorts(tmp_path):
+    relative = write(tmp_path / "work" / "b.py", "b\n")
+    absolute = write(tmp_path / "elsewhere" / "a.py", "a\n")
+    manifest = tmp_path / "manifest.csv"
+    manifest.write_text(
+        "\ufeffstudent, puzzle ,path,extra\n"
+        f"zoe,vector_add,work/b.py,x\n"
+        f"\n"
+        f" adam ,relu,{absolute},y\n",
+        encoding="utf-8",
+    )
+    subs = grading.read_manifest(manifest, IDS)
+    assert subs == [
+        Submission("adam", "relu", absolute, hashlib.sha256(b"a\n").hexdigest()),
+        Submission("zoe", "vector_add", tmp_path / "work" / "b.py", subs[1].sha256),
+    ]
+    assert subs[1].path.read_text() == relative.read_text()
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("student,path\nann,a.py\n", ":1: no column 'puzzle' (header student,puzzle,path)"),
+        ("student,puzzle,path\nann,vector_add,a.py\nbob,vectoradd,a.py\n", ":3: unknown puzzle"),
+        ("student,puzzle,path\nann,vector_add,a.py\nann,relu,gone.py\n", ":3: "),
+        (
+            "student,puzzle,path\nann,vector_add,a.py\nbob,relu,a.py\nann,vector_add,a.py\n",
+            ":4: ann/vector_add is listed twice (first on line 2)",
+        ),
+        ("student,puzzle,path\nann,vector_add,a.py\n  ,relu,a.py\n", ":3: empty student name"),
+        ("student,puzzle,path\nann,vector_add,\n", ":2: empty path"),
+        ("student,puzzle,path\n", ": no submissions listed"),
+        ("", ": empty, expected the header student,puzzle,path"),
+    ],
+)
+def test_manifest_errors_name_the_file_and_line(tmp_path, text, message):
+    write(tmp_path / "a.py")
+    manifest = tmp_path / "m.csv"
+    manifest.write_text(text)
+    with pytest.raises(JudgeError) as raised:
+        grading.read_manifest(manifest, IDS)
+    assert str(raised.value).startswith(f"{manifest}{message}")
+    assert "\n" not in str(raised.value)
+
+
+def test_manifest_unknown_puzzle_and_missing_file_messages(tmp_path):
+    manifest = tmp_path / "m.csv"
+    manifest.write_text("student,puzzle,path\nbob,vectoradd,a.py\n")
+    with pytest.raises(UnknownPuzzle) as raised:
+        grading.read_manifest(manifest, IDS)
+    assert (
+        str(raised.value) == f"{manifest}:2: unknown puzzle 'vectoradd'; did you mean vector_add?"
+    )
+    manifest.write_text("student,puzzle,path\nbob,relu,sub/gone.py\n")
+    with pytest.raises(SubmissionNotFound) as missing:
+        grading.read_manifest(manifest, IDS)
+    assert str(missing.value) == f"{manifest}:2: {tmp_path / 'sub' / 'gone.py'}: no such file"
+    with pytest.raises(SubmissionNotFound, match="no such manifest file"):
+        grading.read_manifest(tmp_path / "none.csv", IDS)
+
+
+# ------------------------------------------------------------------------------- sharding
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"), [("1/1", (1, 1)), ("3/4", (3, 4)), (" 2 / 8 ", (2, 8))]
+)
+def test_parse_shard(text, expected):
+    assert grading.parse_shard(text) == expected
+
+
+@pytest.mark.parametrize("text", ["0/4", "5/4", "1/0", "2", "a/b", "-1/4", "1/4/2", ""])
+def test_parse_shard_rejects(text):
+    with pytest.raises(JudgeError, match=r"expected K/N with 1 <= K <= N"):
+        grading.parse_shard(text)
+
+
+def class_of(students: int) -> list[Submission]:
+    return [
+        Submission(f"student{s:03d}", puzzle, Path(f"{s}/{puzzle}.py"))
+        for s in range(students)
+        for puzzle in IDS
+    ]
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 4, 7, 16])
+def test_shards_partition_the_class(n):
+    subs = class_of(40)
+    shards = [grading.shard(subs, k, n) for k in range(1, n + 1)]
+    assert sorted(pairs(s for part in shards for s in part)) == sorted(pairs(subs))
+    assert sum(len(part) for part in shards) == len(subs)
+    if n <= 4:
+        assert all(len(part) >= len(subs) // (3 * n) for part in shards)  # none starved
+
+
+def test_adding_a_student_moves_no_one_else():
+    before = class_of(30)
+    after = sorted([*class_of(31)], key=lambda s: s.student, reverse=True)
+    for n in (2, 3, 5):
+        old = {(s.student, s.puzzle): grading.shard_of(s, n) for s in before}
+        new = {(s.student, s.puzzle): grading.shard_of(s, n) for s in after}
+        assert all(new[key] == shard for key, shard in old.items())
+
+
+def test_shard_is_fixed_and_validated():
+    sub = Submission("alice", "vector_add", Path("x.py"))
+    digest = hashlib.sha256(b"alice/vector_add").digest()
+    assert grading.shard_of(sub, 5) == int.from_bytes(digest[:8], "big") % 5 + 1
+    with pytest.raises(JudgeError):
+        grading.shard([sub], 0, 2)
+
+
+# ------------------------------------------------------------------------------- ranking
+
+
+def test_ranking_ties_unranked_and_failures():
+    table = grading.class_table(
+        [
+            graded("frank", verdict=Verdict.ERROR, reason="timeout", statuses=("error", "skipped")),
+            graded("carol", median=0.200),
+            graded("erin", env=CPU),
+            graded("bob", median=0.104, spread=0.006),
+            graded(
+                "dave", verdict=Verdict.FAILED, reason="wrong-answer", statuses=("passed", "failed")
+            ),
+            graded("alice", median=0.100, spread=0.005),
+            graded("gina", median=0.050, ranked=False),  # above the speed of light
+            graded("hank", verdict=Verdict.REJECTED, reason="torch-in-solve", median=0.01),
+            graded("ivan", puzzle="relu", median=0.3),
+        ]
+    )
+    assert list(table) == ["relu", "vector_add"]
+    rows = table["vector_add"]
+    assert [(r.rank, r.student, r.tie) for r in rows] == [
+        (1, "alice", True),
+        (1, "bob", True),
+        (3, "carol", False),
+        (None, "erin", False),
+        (None, "gina", False),
+        (None, "dave", False),
+        (None, "frank", False),
+        (None, "hank", False),
+    ]
+    carol, dave, frank = rows[2], rows[5], rows[6]
+    assert (carol.median_ms, carol.p20_ms, carol.p80_ms) == (0.2, 0.198, 0.202)
+    assert carol.speedup == pytest.approx(0.5) and carol.sol_pct == pytest.approx(50.0)
+    assert (dave.cases_passed, dave.cases_total, dave.reason) == (1, 2, "wrong-answer")
+    assert (frank.cases_passed, frank.cases_total, frank.verdict) == (0, 2, "error")
+    assert rows[3].median_ms is None and rows[3].ranked is False
+    assert rows[7].median_ms is None  # a rejected run's time is not shown
+    assert table["relu"][0].rank == 1
+
+
+def test_a_chain_of_ties_shares_one_rank():
+    rows = grading.class_table(
+        [
+            graded("a", median=0.100, spread=0.006),
+            graded("b", median=0.105, spread=0.006),
+            graded("c", median=0.110, spread=0.006),
+            graded("d", median=0.130, spread=0.001),
+        ]
+    )["vector_add"]
+    assert [(r.student, r.rank, r.tie) for r in rows] == [
+        ("a", 1, True),
+        ("b", 1, True),
+        ("c", 1, True),
+        ("d", 4, False),
+    ]
+
+
+def test_ranks_are_per_device():
+    rows = grading.class_table(
+        [
+            graded("dave", median=0.3, env=H200),
+            graded("bob", median=0.2),
+            graded("carol", median=0.05, env=H200),
+            graded("alice", median=0.1),
+        ]
+    )["vector_add"]
+    assert [(r.device, r.rank, r.student) for r in rows] == [
+        ("NVIDIA H100", 1, "alice"),
+        ("NVIDIA H100", 2, "bob"),
+        ("NVIDIA H200", 1, "carol"),
+        ("NVIDIA H200", 2, "dave"),
+    ]
+
+
+# ------------------------------------------------------------------------------- writers
+
+
+def sample_class() -> list[Graded]:
+    failing = (
+        case(1),
+        case(
+            2,
+            "failed",
+            hints=("a store is missing its mask",),
+            buffers=(
+                BufferCheck(name="c_ptr", ok=False, first=(Mismatch(0, float("nan"), 1, 1),)),
+            ),
+        ),
+        case(3, "skipped"),
+        case(4),
+    )
+    return [
+        graded("alice", median=0.1),
+        graded("bob", verdict=Verdict.FAILED, reason="wrong-answer", cases=failing),
+        graded(
+            "carol",
+            verdict=Verdict.ERROR,
+            reason="compile-error",
+            statuses=("error", "skipped"),
+            message="bad \x00 byte ]]> <tag> & more\x1b[31m",
+            output="Traceback\x07 ]]>\nSyntaxError",
+        ),
+        graded("dave", verdict=Verdict.REJECTED, reason="timing-mismatch", median=0.01),
+        graded("erin", puzzle="relu", env=CPU, statuses=("passed",) * 2),
+    ]
+
+
+def test_to_json_document(tmp_path):
+    meta = grading.grading_meta(secret_seed=True, shard=(2, 4))
+    data = json.loads(grading.to_json(reversed(sample_class()), meta))
+    assert data["format"] == "tpuzzle-grading" and data["format_version"] == 1
+    assert data["meta"] == {"judge_version": __version__, "secret_seed": True, "shard": "2/4"}
+    entries = data["entries"]
+    assert [(e["student"], e["puzzle"]) for e in entries] == [
+        ("alice", "vector_add"),
+        ("bob", "vector_add"),
+        ("carol", "vector_add"),
+        ("dave", "vector_add"),
+        ("erin", "relu"),
+    ]
+    assert entries[0]["path"] == str(Path("class/alice/vector_add.py"))
+    assert entries[0]["sha256"] == "ab" * 32
+    assert entries[0]["report"]["timing"]["median_ms"] == 0.1
+    assert entries[1]["report"]["cases"][1]["buffers"][0]["first"][0]["got"] is None  # NaN
+
+
+def test_to_junit_is_valid_xml_with_failures_errors_and_times():
+    root = ET.fromstring(grading.to_junit(sample_class()))
+    assert root.tag == "testsuites"
+    assert (root.get("tests"), root.get("failures"), root.get("errors")) == ("5", "2", "1")
+    suites = {s.get("name"): s for s in root.findall("testsuite")}
+    assert list(suites) == ["relu", "vector_add"]
+    va = suites["vector_add"]
+    assert (va.get("tests"), va.get("failures"), va.get("errors"), va.get("time")) == (
+        "4",
+        "2",
+        "1",
+        "5.000",
+    )
+    cases = {c.get("name"): c for c in va.findall("testcase")}
+    assert [c.get("classname") for c in cases.values()] == ["vector_add"] * 4
+    assert cases["alice"].get("time") == "1.250"
+    assert cases["alice"].find("failure") is None
+    assert cases["alice"].findtext("system-out").startswith("median 100.0 us (p20-p80 98.0 us")
+
+    failure = cases["bob"].find("failure")
+    assert failure.get("message") == "wrong-answer" and failure.get("type") == "failed"
+    assert failure.text.splitlines() == [
+        "wrong-answer happened",
+        "case N=2 (seed 2): failed",
+        "  hint: a store is missing its mask",
+        "  reproduce: tpuzzle run vector_add s.py --size N=2 --seed 2",
+    ]
+
+    error = cases["carol"].find("error")
+    assert error.get("message") == "compile-error"
+    assert error.text.splitlines()[0] == "bad  byte ]]> <tag> & more[31m"
+    assert "case N=1 (seed 1): error" in error.text
+    assert cases["carol"].findtext("system-err") == "Traceback ]]>\nSyntaxError"
+
+    rejected = cases["dave"].find("failure")
+    assert rejected.get("type") == "rejected"
+    assert rejected.text.splitlines()[-1] == "reproduce: tpuzzle run vector_add class/vector_add.py"
+    erin = suites["relu"].find("testcase")
+    assert erin.findtext("system-out") == (
+        "passed 2/2 cases on cpu (Triton interpreter); not timed"
+    )
+
+
+def test_to_markdown_tables():
+    graded_class = [*sample_class(), graded("x|y", median=0.3)]
+    text = grading.to_markdown(graded_class)
+    sections = text.split("\n\n### ")
+    assert sections[0].splitlines() == [
+        "### relu",
+        "",
+        "1 submission: 1 passed",
+        "",
+        "| rank | student | verdict | cases | median | speed of light |",
+        "| ---: | --- | --- | ---: | ---: | ---: |",
+        "| - | erin | passed (not ranked) | 2/2 | - | - |",
+    ]
+    lines = sections[1].splitlines()
+    assert lines[2] == "5 submissions: 2 passed, 1 failed, 1 rejected, 1 error"
+    assert lines[6:] == [
+        "| 1 | alice | passed | 3/3 | 100.0 us | 100.0% |",
+        "| 2 | x\\|y | passed | 3/3 | 300.0 us | 33.3% |",
+        "| - | bob | failed (wrong-answer) | 2/4 | - | - |",
+        "| - | carol | error (compile-error) | 0/2 | - | - |",
+        "| - | dave | rejected (timing-mismatch) | 3/3 | - | - |",
+    ]
+    assert grading.to_markdown([]) == "_No submissions graded._\n"
+
+
+def test_to_markdown_shows_the_gpu_when_devices_differ():
+    text = grading.to_markdown([graded("a", median=0.1), graded("b", median=0.2, env=H200)])
+    lines = text.splitlines()
+    assert lines[4] == "| rank | student | GPU | verdict | cases | median | speed of light |"
+    assert lines[6] == "| 1 | a | NVIDIA H100 | passed | 3/3 | 100.0 us | 100.0% |"
+    assert lines[7] == "| 1 | b | NVIDIA H200 | passed | 3/3 | 200.0 us | 50.0% |"
+
+
+def test_to_csv_gradebook():
+    rows = list(csv.DictReader(io.StringIO(grading.to_csv(sample_class()))))
+    assert list(rows[0]) == [
+        "student",
+        "puzzle",
+        "path",
+        "verdict",
+        "reason",
+        "cases_passed",
+        "cases_total",
+        "credit",
+        "median_ms",
+        "case_1",
+        "case_2",
+        "case_3",
+        "case_4",
+    ]
+    table = {(r["student"], r["puzzle"]): r for r in rows}
+    assert [(r["student"], r["puzzle"]) for r in rows] == sorted(table)
+    bob = table["bob", "vector_add"]
+    assert (bob["cases_passed"], bob["cases_total"], bob["credit"]) == ("2", "4", "0.5")
+    assert [bob[f"case_{i}"] for i in range(1, 5)] == ["1", "0", "0", "1"]
+    alice = table["alice", "vector_add"]
+    assert (alice["credit"], alice["median_ms"], alice["case_4"]) == ("1", "0.1", "")
+    assert table["carol", "vector_add"]["credit"] == "0"
+    dave = table["dave", "vector_add"]
+    assert (dave["credit"], dave["cases_passed"], dave["median_ms"]) == ("0", "3", "")
+    assert table["erin", "relu"]["median_ms"] == ""
+
+
+def test_credit_fractions():
+    assert grading.credit(make_report(statuses=("passed", "failed", "passed"))) == 2 / 3
+    assert grading.credit(make_report(statuses=())) == 0.0
+    two_of_three = graded("a", statuses=("passed", "failed", "passed"))
+    assert grading.to_csv([two_of_three]).splitlines()[1].split(",")[7] == "0.6667"
+
+
+# ------------------------------------------------------------------------------- merging
+
+
+def test_merge_round_trips():
+    meta = grading.grading_meta(secret_seed=False)
+    everyone = sample_class()
+    everyone[0] = replace(everyone[0], report=replace(everyone[0].report, phases={"cases": 1.5}))
+    document = grading.to_json(everyone, meta)
+    merged = grading.merge([document])
+    assert grading.to_json(merged, meta) == document
+    assert merged[0].report == everyone[0].report
+    assert merged[0].submission == everyone[0].submission
+
+
+def test_merge_joins_shards_and_drops_identical_duplicates():
+    everyone = sample_class()
+    first = grading.to_json(everyone[:3], {"shard": "1/2"})
+    second = json.loads(grading.to_json(everyone[2:], {"shard": "2/2"}))
+    merged = grading.merge([first, second])
+    assert pairs(g.submission for g in merged) == pairs(g.submission for g in everyone)
+    assert grading.to_json(merged) == grading.to_json(everyone)
+
+
+def test_merge_rejects_a_conflict():
+    one = grading.to_json([graded("alice", median=0.1)])
+    other_file = grading.to_json([graded("alice", median=0.1, sha="cd" * 32)])
+    other_result = grading.to_json([graded("alice", median=0.2)])
+    with pytest.raises(JudgeError) as file_conflict:
+        grading.merge([one, other_file])
+    assert str(file_conflict.value) == (
+        "document 2 of 2: alice/vector_add is also in document 1 of 2, "
+        "a different file (abababababab vs cdcdcdcdcdcd)"
+    )
+    with pytest.raises(JudgeError, match="a different result"):
+        grading.merge([one, other_result], labels=["a.json", "b.json"])
+    with pytest.raises(JudgeError, match=r"^b\.json: alice/vector_add is also in a\.json"):
+        grading.merge([one, other_result], labels=["a.json", "b.json"])
+
+
+@pytest.mark.parametrize(
+    ("bad", "message"),
+    [
+        ("{not json", "document 2 of 2: not JSON"),
+        ({"entries": []}, 'document 2 of 2: not a tpuzzle grading document (no "format"'),
+        ([1, 2], "document 2 of 2: not a tpuzzle grading document"),
+        (
+            {"format": "tpuzzle-grading", "format_version": 9, "entries": []},
+            "document 2 of 2: grading document version 9",
+        ),
+        (
+            {"format": "tpuzzle-grading", "format_version": 1, "entries": [{"student": "x"}]},
+            "document 2 of 2, entry 1: malformed (KeyError",
+        ),
+    ],
+)
+def test_merge_names_a_document_that_is_not_a_grading(bad, message):
+    good = grading.to_json([graded("alice")])
+    with pytest.raises(JudgeError) as raised:
+        grading.merge([good, bad])
+    assert str(raised.value).startswith(message)
+    assert "\n" not in str(raised.value)

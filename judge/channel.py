@@ -215,6 +215,7 @@ def launch(spec_file: Path, submission: Path, interpret: bool, gpu: int | None) 
         "spec": str(spec_file),
         "submission": str(Path(submission).resolve()),
         "interpret": interpret,
+        "launched": time.monotonic(),
     }
     (job_dir / "job.json").write_text(json.dumps(job))
     return WorkerProcess.start(job_dir, worker_env(job_dir, interpret, gpu), interpret)

@@ -19,7 +19,7 @@ import math
 import re
 import xml.etree.ElementTree as ET
 from collections.abc import Collection, Iterable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -389,7 +389,7 @@ def _entries(document: str | dict, name: str) -> list:
 def _graded(entry: Any, where: str) -> Graded:
     try:
         data = entry["report"]
-        report = replace(RunReport.from_dict(data), phases=dict(data.get("phases") or {}))
+        report = RunReport.from_dict(data)
         sub = Submission(
             str(entry["student"]),
             str(entry["puzzle"]),

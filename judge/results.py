@@ -152,6 +152,7 @@ class RunReport:
             notes=tuple(data.get("notes", ())),
             output=data.get("output", ""),
             wall_s=data.get("wall_s", 0.0),
+            phases=dict(data.get("phases") or {}),
         )
 
 

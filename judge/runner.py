@@ -21,7 +21,8 @@ from judge import bench, channel, check, inputs
 from judge.channel import SECRET_ENV, SECRET_FILE_ENV, WorkerFailure, WorkerProcess, launch
 from judge.results import CaseResult, EnvInfo, RunReport, Timing, Verdict
 from judge.spec import Case, PuzzleSpec
-from judge.truth import Truth, load_reference, read_buffer, reference_truth
+from judge.truth import CACHE as truth_cache
+from judge.truth import Truth, load_reference, read_buffer
 
 STARTUP_TIMEOUT_S = 180.0  # importing torch and triton, creating the CUDA context
 CALIBRATION_TIMEOUT_S = 120.0
@@ -126,6 +127,7 @@ class Session:
             with self.phase("startup"):
                 ready = self.worker.expect("ready", STARTUP_TIMEOUT_S, "starting the worker")
             self.env = EnvInfo(**ready["env"])
+            self.phases.update(ready.get("startup", {}))
             with self.phase("calibration"):
                 reference_times = self.before_submission()
             with self.phase("import"):
@@ -258,7 +260,7 @@ class Session:
     def truth(self, case: Case) -> Truth:
         key = (case.sizes, case.seed, case.draw)
         if key not in self.truths:
-            self.truths[key] = reference_truth(self.spec, self.reference, case)
+            self.truths[key] = truth_cache.get(self.spec, self.reference, case)
         return self.truths[key]
 
     def check_case(self, case: Case, truth: Truth, files: dict[str, str]) -> CaseResult:

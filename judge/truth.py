@@ -6,6 +6,8 @@ dtype is a float; the worker's buffers are read back from its files and compared
 
 from __future__ import annotations
 
+import os
+from collections import OrderedDict
 from typing import NamedTuple
 
 import numpy as np
@@ -39,6 +41,53 @@ def reference_truth(spec: PuzzleSpec, reference, case: Case) -> Truth:
         tensors[lay.arg.name] = torch.zeros(lay.n, dtype=wide) if start is None else start.to(wide)
     reference(*inputs.call_args(spec, sizes, tensors))
     return Truth(initial, {a.name: tensors[a.name] for a in spec.buffers if a.role != "in"})
+
+
+class TruthCache:
+    """Truths kept across the runs of one process (a `bench` or `grade` batch judges many
+    submissions of the same puzzle), least recently used first out, within a byte budget.
+
+    The key holds the puzzle's files' modification times, so an edited spec or reference is never
+    served from the cache. Truths are only read after they are made.
+    """
+
+    def __init__(self, budget_bytes: int):
+        self.budget = budget_bytes
+        self.entries: OrderedDict[tuple, tuple[Truth, int]] = OrderedDict()
+        self.used = 0
+
+    def get(self, spec: PuzzleSpec, reference, case: Case) -> Truth:
+        key = (str(spec.directory), puzzle_stamp(spec), case.sizes, case.seed, case.draw)
+        if key in self.entries:
+            self.entries.move_to_end(key)
+            return self.entries[key][0]
+        truth = reference_truth(spec, reference, case)
+        size = truth_bytes(truth)
+        if size <= self.budget:
+            self.entries[key] = (truth, size)
+            self.used += size
+            while self.used > self.budget:
+                _, (_, dropped) = self.entries.popitem(last=False)
+                self.used -= dropped
+        return truth
+
+
+def puzzle_stamp(spec: PuzzleSpec) -> tuple[int, ...]:
+    stamps = []
+    for name in ("puzzle.yaml", "reference.py"):
+        try:
+            stamps.append((spec.directory / name).stat().st_mtime_ns)
+        except OSError:
+            stamps.append(0)
+    return tuple(stamps)
+
+
+def truth_bytes(truth: Truth) -> int:
+    tensors = [*truth.initial.values(), *truth.outputs.values()]
+    return sum(t.numel() * t.element_size() for t in tensors)
+
+
+CACHE = TruthCache(int(float(os.environ.get("TPUZZLE_TRUTH_CACHE_MB", "4096")) * 2**20))
 
 
 def read_buffer(path: str, dtype: str, total: int) -> torch.Tensor:

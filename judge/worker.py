@@ -16,6 +16,7 @@ import json
 import os
 import platform
 import sys
+import time
 from pathlib import Path
 
 import torch
@@ -91,7 +92,14 @@ class Worker:
                 f"(torch {torch.__version__}); run with --interpret to use the CPU",
             )
             return
-        self.send("ready", env=environment(self.interpret))
+        imported = time.monotonic()
+        env = environment(self.interpret)  # the first CUDA call: the context is created here
+        startup = {
+            # CLOCK_MONOTONIC is system-wide: the parent's launch time is comparable to ours
+            "worker_import": round(imported - self.job.get("launched", imported), 3),
+            "worker_device": round(time.monotonic() - imported, 3),
+        }
+        self.send("ready", env=env, startup=startup)
         for line in self.commands:
             cmd = json.loads(line)
             if cmd["op"] == "exit":

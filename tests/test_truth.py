@@ -23,3 +23,18 @@ def test_read_buffer_checks_the_length(tmp_path):
     assert truth.read_buffer(str(path), "float32", 6).tolist() == [0, 1, 2, 3, 4, 5]
     with pytest.raises(ValueError, match="expected 7 elements, found 6"):
         truth.read_buffer(str(path), "float32", 7)
+
+
+def test_truth_cache_serves_a_case_once_and_keeps_within_its_budget(vector_add):
+    reference = truth.load_reference(vector_add)
+    small, other = (Case(name="N=1000", sizes=(("N", 1000),), seed=s) for s in (1, 2))
+    cache = truth.TruthCache(budget_bytes=10**9)
+    first = cache.get(vector_add, reference, small)
+    assert cache.get(vector_add, reference, small) is first
+    assert cache.used == truth.truth_bytes(first) == 1000 * (4 + 4 + 8)
+
+    tight = truth.TruthCache(budget_bytes=truth.truth_bytes(first))
+    a = tight.get(vector_add, reference, small)
+    tight.get(vector_add, reference, other)  # pushes the first out
+    assert len(tight.entries) == 1 and tight.used == truth.truth_bytes(a)
+    assert tight.get(vector_add, reference, small) is not a

@@ -9,9 +9,11 @@ from __future__ import annotations
 import json
 import os
 import statistics
+import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from judge.spec import PuzzleSpec, evaluate
 
@@ -19,7 +21,6 @@ WARMUP_MS = 25  # do_bench warm-up budget
 REP_MS = 100  # do_bench repetition budget
 CROSS_CHECK_CALLS = 20  # synchronised calls in the wall-clock cross-check
 ABOVE_SOL_MARGIN = 1.05  # a result over 105% of the measured peak is flagged
-CALIBRATION_FILE = "calibration.json"
 
 
 # ------------------------------------------------------------------------------- in the worker
@@ -161,7 +162,11 @@ def is_tie(a: tuple[float, float, float], b: tuple[float, float, float]) -> bool
     return a[1] <= b[0] <= a[2] or b[1] <= a[0] <= b[2]
 
 
-# ------------------------------------------------------------------------------- calibration cache
+# ------------------------------------------------------------------------------- measurement cache
+#
+# Device peaks and the PyTorch reference's times depend on the device, its driver and the
+# versions, not on any submission: each is measured once per key and kept in a JSON file per kind
+# ("calibration", "reference"), so that a run spends its time on the submission.
 
 
 def cache_dir() -> Path:
@@ -170,21 +175,28 @@ def cache_dir() -> Path:
     return path
 
 
-def load_calibration(key: str) -> dict | None:
+def _cache_file(kind: str) -> Path:
+    return cache_dir() / f"{kind}.json"
+
+
+def load_cached(kind: str, key: str) -> Any:
+    """The value stored under key in the cache of this kind, or None."""
     try:
-        return json.loads((cache_dir() / CALIBRATION_FILE).read_text()).get(key)
-    except (OSError, ValueError):
+        return json.loads(_cache_file(kind).read_text()).get(key)
+    except (OSError, ValueError, AttributeError):
         return None
 
 
-def save_calibration(key: str, values: dict) -> None:
-    path = cache_dir() / CALIBRATION_FILE
+def save_cached(kind: str, key: str, value: Any) -> None:
+    """Store value under key; concurrent writers may drop each other's entries, never garble."""
+    path = _cache_file(kind)
     try:
         data = json.loads(path.read_text())
+        data = data if isinstance(data, dict) else {}
     except (OSError, ValueError):
         data = {}
-    data[key] = values
+    data[key] = value
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text(json.dumps(data, indent=2))
-    tmp.replace(path)
+    with tempfile.NamedTemporaryFile("w", dir=path.parent, suffix=".tmp", delete=False) as tmp:
+        json.dump(data, tmp, indent=1)
+    os.replace(tmp.name, path)

@@ -1,26 +1,18 @@
-"""Judging many puzzles at once: what `tpuzzle bench` runs, and the rows of its table.
-
-Pure orchestration over `runner.judge`: each submission still gets its own worker.
+"""What `tpuzzle bench` judges (the shipped solutions, or a directory of submissions), and the
+rows of its table. The judging itself is `batch.judge_each`: each submission in its own worker.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
 from judge import registry
+from judge.batch import Job
 from judge.errors import JudgeError
 from judge.results import RunReport
 from judge.spec import PuzzleSpec
-
-
-@dataclass(frozen=True)
-class Target:
-    """One submission to judge on one puzzle."""
-
-    spec: PuzzleSpec
-    path: Path
 
 
 @dataclass(frozen=True)
@@ -40,47 +32,33 @@ class Row:
     ranked: bool
 
 
-def shipped(specs: Iterable[PuzzleSpec]) -> list[Target]:
+def shipped(specs: Iterable[PuzzleSpec]) -> list[Job]:
     """The first shipped correct solution of every puzzle (in file-name order)."""
     targets = []
     for spec in specs:
         found = sorted((spec.directory / "solutions" / "correct").glob("*.py"))
         if found:
-            targets.append(Target(spec, found[0]))
+            targets.append(Job(spec, found[0]))
     return targets
 
 
-def from_directory(specs: Iterable[PuzzleSpec], directory: Path) -> list[Target]:
+def from_directory(specs: Iterable[PuzzleSpec], directory: Path) -> list[Job]:
     """A user's workspace: DIRECTORY/<puzzle id>.py for every puzzle that has one."""
     if not directory.is_dir():
         raise JudgeError(f"{directory}: not a directory")
-    targets = [Target(s, directory / f"{s.id}.py") for s in specs]
+    targets = [Job(s, directory / f"{s.id}.py") for s in specs]
     targets = [t for t in targets if t.path.is_file()]
     if not targets:
         raise JudgeError(f"{directory}: no file named after a puzzle (e.g. vector_add.py)")
     return targets
 
 
-def select(root: Path, directory: Path | None, only: list[str]) -> list[Target]:
+def select(root: Path, directory: Path | None, only: list[str]) -> list[Job]:
     """What to bench: the shipped solutions or a directory's files, optionally a few puzzles."""
     specs = registry.load_all(root)
     if only:
         specs = [registry.get(pid, root) for pid in only]
     return from_directory(specs, directory) if directory else shipped(specs)
-
-
-def judge_all(
-    targets: list[Target],
-    judge: Callable[[Target], RunReport],
-    done: Callable[[Target, RunReport], None] = lambda t, r: None,
-) -> list[RunReport]:
-    """Judge every target in order, reporting each result as it arrives."""
-    reports = []
-    for target in targets:
-        report = judge(target)
-        done(target, report)
-        reports.append(report)
-    return reports
 
 
 def row(spec: PuzzleSpec, report: RunReport) -> Row:

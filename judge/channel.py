@@ -82,6 +82,7 @@ class WorkerProcess:
         self.proc, self.cmd_fd, self.event_fd = proc, cmd_fd, event_fd
         self.dir, self.interpret = job_dir, interpret
         self.pending = b""
+        self.stopping, self.stopped = threading.Lock(), False
         self.captured = CappedOutput()
         self.drain = threading.Thread(target=self._drain, daemon=True)
         self.drain.start()
@@ -188,7 +189,15 @@ class WorkerProcess:
             pass
 
     def stop(self) -> None:
-        """Ask the worker to exit, then kill its whole group whatever it did."""
+        """Ask the worker to exit, then kill its whole group whatever it did. Idempotent, and
+        safe to call from two threads (a batch being stopped while a lane ends its run)."""
+        with self.stopping:
+            if self.stopped:
+                return
+            self.stopped = True
+            self._stop()
+
+    def _stop(self) -> None:
         if self.proc.poll() is None:
             try:
                 os.write(self.cmd_fd, b'{"op": "exit"}\n')
@@ -216,9 +225,16 @@ def launch(spec_file: Path, submission: Path, interpret: bool, gpu: int | None) 
         "submission": str(Path(submission).resolve()),
         "interpret": interpret,
         "launched": time.monotonic(),
+        "parent": os.getpid(),
     }
     (job_dir / "job.json").write_text(json.dumps(job))
     return WorkerProcess.start(job_dir, worker_env(job_dir, interpret, gpu), interpret)
+
+
+def discard(worker: WorkerProcess) -> None:
+    """Stop a worker (its whole process group) and remove its job directory."""
+    worker.stop()
+    shutil.rmtree(worker.dir, ignore_errors=True)
 
 
 def job_root() -> str | None:
@@ -246,19 +262,34 @@ def worker_env(job_dir: Path, interpret: bool, gpu: int | None) -> dict[str, str
     if interpret:
         env["TRITON_INTERPRET"] = "1"
     if gpu is not None:
-        env["CUDA_VISIBLE_DEVICES"] = str(gpu)
+        env["CUDA_VISIBLE_DEVICES"] = visible_device(gpu)
     return env
+
+
+def visible_device(index: int) -> str:
+    """The CUDA_VISIBLE_DEVICES entry for device `index` as this process numbers its devices:
+    with CUDA_VISIBLE_DEVICES=2,3 set, index 0 is device 2."""
+    visible = [d.strip() for d in os.environ.get("CUDA_VISIBLE_DEVICES", "").split(",")]
+    visible = [d for d in visible if d]
+    if "CUDA_VISIBLE_DEVICES" in os.environ and 0 <= index < len(visible):
+        return visible[index]
+    return str(index)
 
 
 def cuda_present() -> bool:
     """Whether a CUDA device is visible, asked of the driver directly (no PyTorch import)."""
+    return cuda_device_count() > 0
+
+
+def cuda_device_count() -> int:
+    """CUDA devices visible to this process (CUDA_VISIBLE_DEVICES applies), from the driver API."""
     import ctypes
 
     try:
         cuda = ctypes.CDLL("libcuda.so.1")
     except OSError:
-        return False
+        return 0
     count = ctypes.c_int(0)
     if cuda.cuInit(0) != 0 or cuda.cuDeviceGetCount(ctypes.byref(count)) != 0:
-        return False
-    return count.value > 0
+        return 0
+    return count.value

@@ -33,6 +33,28 @@ PuzzlesOpt = Annotated[
         "--puzzles", help="Catalogue directory (default: TPUZZLE_PUZZLES, then the bundled one)."
     ),
 ]
+InterpretOpt = Annotated[
+    bool,
+    typer.Option(
+        "--interpret", help="Use Triton's interpreter on the CPU even when a GPU is present."
+    ),
+]
+TimingOpt = Annotated[bool, typer.Option(help="Time the benchmark cases on the GPU.")]
+TimeoutOpt = Annotated[float | None, typer.Option(help="Seconds per phase.")]
+GpusOpt = Annotated[
+    str | None,
+    typer.Option(help="Judge on these GPUs in parallel, one worker each: 'all' or e.g. '0,1'."),
+]
+JobsOpt = Annotated[
+    int, typer.Option(help="Parallel lanes in interpreter mode (CPU); GPU mode uses --gpus.")
+]
+RecalibrateOpt = Annotated[
+    bool,
+    typer.Option(
+        help="Measure the device's peaks and the PyTorch reference again instead of using the "
+        "cached measurements."
+    ),
+]
 DbOpt = Annotated[
     Path | None,
     typer.Option(
@@ -102,43 +124,49 @@ def run(
     puzzle: str,
     submission: Path,
     json_out: Annotated[bool, typer.Option("--json", help="Print one JSON object only.")] = False,
-    interpret: Annotated[
-        bool,
-        typer.Option(
-            "--interpret", help="Use Triton's interpreter on the CPU even when a GPU is present."
-        ),
-    ] = False,
-    timing: Annotated[bool, typer.Option(help="Time the benchmark cases on the GPU.")] = True,
+    interpret: InterpretOpt = False,
+    timing: TimingOpt = True,
     size: Annotated[
         list[str] | None,
         typer.Option(help="Run one case of these sizes instead of the tests, e.g. --size N=1025."),
     ] = None,
     seed: Annotated[int, typer.Option(help="Seed of the --size case.")] = 0,
     draw: Annotated[str, typer.Option(help="Input draw of the --size case: '' or 'mixed'.")] = "",
-    timeout: Annotated[float | None, typer.Option(help="Seconds per phase.")] = None,
+    timeout: TimeoutOpt = None,
     gpu: Annotated[int | None, typer.Option(help="CUDA device index.")] = None,
     submitter: Annotated[str, typer.Option(help="Name stored with the result.")] = "",
     save: Annotated[bool, typer.Option(help="Store the result in the database.")] = True,
     output: Annotated[bool, typer.Option(help="Show what the submission printed.")] = False,
+    recalibrate: RecalibrateOpt = False,
     puzzles: PuzzlesOpt = None,
     db: DbOpt = None,
 ) -> None:
     """Judge SUBMISSION on PUZZLE: every test case, then timing on the GPU."""
-    from judge import runner
+    from judge import channel
 
     spec = registry.get(puzzle, registry.puzzles_root(puzzles))
     if not submission.is_file():
         raise SubmissionNotFound(f"{submission}: no such file")
     cases = (custom_case(spec, size, seed, draw),) if size else None
+    # The worker starts importing PyTorch now, while this process imports it for the checks.
+    worker = channel.launch(
+        spec.directory / "puzzle.yaml", submission, interpret or not channel.cuda_present(), gpu
+    )
+    try:
+        from judge import runner
+    except BaseException:
+        channel.discard(worker)
+        raise
     options = runner.RunOptions(
-        interpret=True if interpret else None,
+        interpret=worker.interpret,
         timing=timing,
         cases=cases,
         timeout_s=timeout,
         secret=runner.secret_from_env(),
         gpu=gpu,
+        recalibrate=recalibrate,
     )
-    result = runner.judge(spec, submission, options)
+    result = runner.judge(spec, submission, options, worker)
     rank = None
     if save:
         conn = open_db(db)
@@ -165,44 +193,31 @@ def bench(
     ] = None,
     json_out: Annotated[bool, typer.Option("--json", help="Print one JSON object only.")] = False,
     markdown: Annotated[Path | None, typer.Option(help="Also write the table as Markdown.")] = None,
-    interpret: Annotated[
-        bool,
-        typer.Option(
-            "--interpret", help="Use Triton's interpreter on the CPU even when a GPU is present."
-        ),
-    ] = False,
-    timing: Annotated[bool, typer.Option(help="Time the benchmark cases on the GPU.")] = True,
-    timeout: Annotated[float | None, typer.Option(help="Seconds per phase.")] = None,
-    gpu: Annotated[int | None, typer.Option(help="CUDA device index.")] = None,
+    interpret: InterpretOpt = False,
+    timing: TimingOpt = True,
+    timeout: TimeoutOpt = None,
+    gpus: GpusOpt = None,
+    jobs: JobsOpt = 1,
     submitter: Annotated[str, typer.Option(help="Name stored with the results.")] = "",
     save: Annotated[bool, typer.Option(help="Store the results in the database.")] = True,
+    recalibrate: RecalibrateOpt = False,
     puzzles: PuzzlesOpt = None,
     db: DbOpt = None,
 ) -> None:
     """Judge the whole catalogue (or a directory of submissions) and print one table."""
-    from judge import catalogue, runner
+    from judge import catalogue
 
     targets = catalogue.select(registry.puzzles_root(puzzles), directory, puzzle or [])
-    options = runner.RunOptions(
-        interpret=True if interpret else None,
-        timing=timing,
-        timeout_s=timeout,
-        secret=runner.secret_from_env(),
-        gpu=gpu,
-    )
+    options, devices = batch_options(interpret, timing, timeout, gpus, jobs, recalibrate)
     conn = open_db(db) if save else None
     who = submitter or store.default_submitter()
-    with report.progress(disable=json_out) as bar:
-        task = bar.add_task("judging", total=len(targets))
 
-        def done(target, result) -> None:
-            if conn is not None:
-                store.record(conn, result, who)
-            bar.update(task, advance=1, description=f"{target.spec.id}: {result.verdict}")
+    def record(index: int, result) -> None:
+        if conn is not None:
+            store.record(conn, result, who)
 
-        results = catalogue.judge_all(
-            targets, lambda t: runner.judge(t.spec, t.path, options), done
-        )
+    labels = [t.spec.id for t in targets]
+    results = judge_jobs(targets, options, devices, labels, record, quiet=json_out)
     rows = [catalogue.row(t.spec, r) for t, r in zip(targets, results, strict=True)]
     if markdown is not None:
         markdown.write_text(catalogue.markdown(rows))
@@ -222,6 +237,41 @@ def bench(
     else:
         report.console().print(report.catalogue_table(rows, interpreted))
     raise typer.Exit(0 if all(r.passed for r in results) else 1)
+
+
+def batch_options(interpret, timing, timeout, gpus, jobs, recalibrate, secret: str = ""):
+    """(RunOptions, lane devices) for a batch command."""
+    from judge import batch, channel, runner
+
+    if jobs < 1:
+        raise JudgeError(f"--jobs {jobs}: expected at least 1")
+    interpret = interpret or not channel.cuda_present()
+    if gpus is not None and interpret:
+        raise JudgeError("--gpus needs CUDA devices; without them, use --jobs for CPU lanes")
+    devices = batch.lanes(batch.parse_gpus(gpus) if gpus else None, None, interpret, jobs)
+    options = runner.RunOptions(
+        interpret=interpret,
+        timing=timing,
+        timeout_s=timeout,
+        secret=secret or runner.secret_from_env(),
+        recalibrate=recalibrate,
+    )
+    return options, devices
+
+
+def judge_jobs(jobs, options, devices, labels: list[str], record, quiet: bool) -> list:
+    """Every job judged by `batch.judge_each` under a progress bar on stderr; `record(index,
+    report)` runs here, in this thread, as each report arrives. Reports in job order."""
+    from judge import batch
+
+    reports: list = [None] * len(jobs)
+    with report.progress(disable=quiet) as bar:
+        task = bar.add_task("judging", total=len(jobs))
+        for index, result in batch.judge_each(jobs, options, devices):
+            record(index, result)
+            reports[index] = result
+            bar.update(task, advance=1, description=f"{labels[index]}: {result.verdict}")
+    return reports
 
 
 @app.command()

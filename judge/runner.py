@@ -10,7 +10,6 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
-import shutil
 import time
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -27,6 +26,8 @@ from judge.truth import Truth, load_reference, read_buffer
 STARTUP_TIMEOUT_S = 180.0  # importing torch and triton, creating the CUDA context
 CALIBRATION_TIMEOUT_S = 120.0
 BIG_SET_BYTES = 256 << 20  # input sets at least this large rotate two at a time, else three
+_MEASURED_HERE: set[tuple[str, str]] = set()  # (kind, key) measured by this process: --recalibrate
+# measures each once per batch, not once per submission
 
 
 @dataclass(frozen=True)
@@ -40,6 +41,7 @@ class RunOptions:
     secret: str = ""  # an instructor's secret seed, mixed into every case's seed
     gpu: int | None = None  # which CUDA device (CUDA_VISIBLE_DEVICES for the worker)
     submitter: str = ""  # who submitted, for the stored result
+    recalibrate: bool = False  # measure the device and the reference again, ignoring the cache
 
 
 def secret_from_env() -> str:
@@ -78,13 +80,12 @@ def judge(
     try:
         session = Session(spec, submission, options, worker)
     except BaseException:
-        worker.stop()
-        shutil.rmtree(worker.dir, ignore_errors=True)
+        channel.discard(worker)
         raise
     try:
         report = session.run()
     finally:
-        session.close()
+        channel.discard(worker)
     return replace(report, wall_s=round(time.monotonic() - started, 3))
 
 
@@ -173,27 +174,38 @@ class Session:
                 else "Timing skipped (--no-timing)."
             )
             return []
-        key = calibration_key(self.env)
-        self.calibration = bench.load_calibration(key)
-        if self.calibration is None:
-            event = self.worker.expect_ok(
-                {"op": "calibrate"}, "calibrated", CALIBRATION_TIMEOUT_S, "calibrating the device"
-            )
-            self.calibration = event["values"]
-            bench.save_calibration(key, self.calibration)
+        device = calibration_key(self.env)
+        self.calibration = self.measured(
+            "calibration", device, {"op": "calibrate"}, "calibrated", CALIBRATION_TIMEOUT_S
+        )
         self.env = replace(
             self.env,
             copy_gbps=self.calibration["copy_gbps"],
             peaks_tflops=self.calibration["peaks_tflops"],
         )
-        times = []
-        for case in self.spec.benchmarks:
-            cmd = {"op": "time_reference", **self.case_command(case, self.bench_seeds(case))}
-            event = self.worker.expect_ok(
-                cmd, "reference_timed", self.bench_timeout(), "timing the PyTorch reference"
+        reference = f"{device}|{self.spec.id}|{file_digest(self.spec.directory / 'reference.py')}"
+        return [
+            self.measured(
+                "reference",
+                f"{reference}|{case.sizes}|{case.draw}",
+                {"op": "time_reference", **self.case_command(case, self.bench_seeds(case))},
+                "reference_timed",
+                self.bench_timeout(),
             )
-            times.append(event["times"])
-        return times
+            for case in self.spec.benchmarks
+        ]
+
+    def measured(self, kind: str, key: str, command: dict, answer: str, timeout: float):
+        """A device measurement (calibration, reference times) from the cache, else from the
+        worker, before any submission code is loaded there."""
+        stale = self.options.recalibrate and (kind, key) not in _MEASURED_HERE
+        value = None if stale else bench.load_cached(kind, key)
+        if value is None:
+            event = self.worker.expect_ok(command, answer, timeout, f"measuring the {kind}")
+            value = event["value"]
+            bench.save_cached(kind, key, value)
+            _MEASURED_HERE.add((kind, key))
+        return value
 
     def run_cases(self, truths: list[Truth]) -> tuple[list[CaseResult], WorkerFailure | None]:
         """Every case in order; the worker runs case i + 1 while the parent checks case i."""
@@ -401,9 +413,10 @@ class Session:
             phases=dict(self.phases),
         )
 
-    def close(self) -> None:
-        self.worker.stop()
-        shutil.rmtree(self.worker.dir, ignore_errors=True)
+
+def file_digest(path: Path) -> str:
+    """A short hash of a file's bytes, so that an edited reference is timed again."""
+    return hashlib.sha256(path.read_bytes()).hexdigest()[:16]
 
 
 def calibration_key(env: EnvInfo) -> str:

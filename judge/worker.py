@@ -11,10 +11,12 @@ imported, so nothing the submission does can touch them.
 
 from __future__ import annotations
 
+import ctypes
 import itertools
 import json
 import os
 import platform
+import signal
 import sys
 import time
 from pathlib import Path
@@ -59,6 +61,9 @@ ALLOWED_OPS = {
     "permute",
     "expand",
 }
+
+
+PR_SET_PDEATHSIG = 1  # prctl(2): the signal this process gets when its parent dies
 
 
 class Rejected(Exception):
@@ -121,7 +126,7 @@ class Worker:
     # -------------------------------------------------------------------- before the submission
 
     def op_calibrate(self, cmd: dict) -> None:
-        self.send("calibrated", values=bench.calibrate())
+        self.send("calibrated", value=bench.calibrate())
 
     def op_time_reference(self, cmd: dict) -> None:
         if self.reference is None:
@@ -130,7 +135,7 @@ class Worker:
         sets = [self.build(cmd["sizes"], seed, cmd.get("draw", ""))[2] for seed in cmd["seeds"]]
         calls = itertools.cycle(sets)
         times = bench.time_calls(lambda: self.reference(*next(calls)))
-        self.send("reference_timed", times=times)
+        self.send("reference_timed", value=times)
 
     # -------------------------------------------------------------------- the submission
 
@@ -313,9 +318,23 @@ def driver_version() -> str:
         return ""
 
 
+def die_with_parent(parent: int) -> None:
+    """On Linux, ask the kernel to kill this worker when the judge dies, even by SIGKILL, so that
+    a killed batch leaves no worker running on the GPU."""
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+    except (OSError, AttributeError):
+        return
+    if os.getppid() != parent:  # the judge died before the request was in place
+        os._exit(1)
+
+
 def main(argv: list[str]) -> int:
     job_dir, cmd_fd, event_fd = Path(argv[1]), int(argv[2]), int(argv[3])
-    Worker(job_dir, cmd_fd, event_fd).serve()
+    worker = Worker(job_dir, cmd_fd, event_fd)
+    if "parent" in worker.job:
+        die_with_parent(worker.job["parent"])
+    worker.serve()
     return 0
 
 

@@ -31,9 +31,23 @@ def test_ties_are_overlapping_spreads():
     assert not bench.is_tie((1.0, 0.99, 1.01), (1.2, 1.19, 1.21))
 
 
-def test_calibration_cache_round_trip():
-    assert bench.load_calibration("gpu-a") is None
-    bench.save_calibration("gpu-a", {"copy_gbps": 1.0, "peaks_tflops": {"matmul_fp16": 2.0}})
-    bench.save_calibration("gpu-b", {"copy_gbps": 3.0, "peaks_tflops": {}})
-    assert bench.load_calibration("gpu-a")["peaks_tflops"]["matmul_fp16"] == 2.0
-    assert bench.load_calibration("gpu-b")["copy_gbps"] == 3.0
+def test_measurement_cache_round_trip_per_kind():
+    assert bench.load_cached("calibration", "gpu-a") is None
+    bench.save_cached("calibration", "gpu-a", {"copy_gbps": 1.0, "peaks_tflops": {"fp16": 2.0}})
+    bench.save_cached("calibration", "gpu-b", {"copy_gbps": 3.0, "peaks_tflops": {}})
+    bench.save_cached("reference", "gpu-a", [0.5, 0.6])
+    assert bench.load_cached("calibration", "gpu-a")["peaks_tflops"]["fp16"] == 2.0
+    assert bench.load_cached("calibration", "gpu-b")["copy_gbps"] == 3.0
+    assert bench.load_cached("reference", "gpu-a") == [0.5, 0.6]
+    assert sorted(p.name for p in bench.cache_dir().iterdir()) == [
+        "calibration.json",
+        "reference.json",
+    ]
+
+
+def test_a_damaged_cache_file_is_a_miss_and_is_rewritten():
+    bench.cache_dir().mkdir(parents=True)
+    (bench.cache_dir() / "calibration.json").write_text("[not a mapping")
+    assert bench.load_cached("calibration", "gpu-a") is None
+    bench.save_cached("calibration", "gpu-a", {"copy_gbps": 1.0})
+    assert bench.load_cached("calibration", "gpu-a") == {"copy_gbps": 1.0}

@@ -31,15 +31,6 @@ def test_directory_of_submissions(one_puzzle, tmp_path):
         catalogue.select(one_puzzle, tmp_path / "missing", [])
 
 
-def test_judge_all_reports_each_result_as_it_arrives(one_puzzle):
-    targets = catalogue.select(one_puzzle, None, []) * 3
-    seen = []
-    reports = catalogue.judge_all(
-        targets, lambda t: sample_report(), lambda t, r: seen.append(t.spec.id)
-    )
-    assert len(reports) == 3 and seen == ["vector_add"] * 3
-
-
 def test_rows_and_markdown(vector_add):
     row = catalogue.row(vector_add, sample_report())
     assert (row.puzzle, row.verdict, row.throughput, row.sol_pct) == (

@@ -1,4 +1,6 @@
 import os
+import subprocess
+import sys
 import time
 
 import pytest
@@ -183,3 +185,46 @@ def test_illegal_address_poisons_only_its_own_worker(vector_add, puzzles_root):
     assert (first.verdict, first.reason) == (Verdict.ERROR, "cuda-error"), first.message
     second = judge(vector_add, good, interpret=False, timing=False)
     assert second.verdict is Verdict.PASSED, second.message
+
+
+class FakeWorker:
+    """Answers measurement commands with a counter, as a worker would with a measurement."""
+
+    interpret = False
+
+    def __init__(self):
+        self.asked = []
+
+    def expect_ok(self, command, answer, timeout, phase):
+        self.asked.append(command["op"])
+        return {"event": answer, "value": len(self.asked)}
+
+
+def test_measurements_are_cached_per_key_and_taken_again_once_on_recalibrate(
+    vector_add, monkeypatch
+):
+    monkeypatch.setattr(runner, "_MEASURED_HERE", set())
+    worker = FakeWorker()
+    session = runner.Session(
+        vector_add, vector_add.directory / "template.py", runner.RunOptions(), worker
+    )
+    args = ("reference", "H200|vector_add", {"op": "time_reference"}, "reference_timed", 1.0)
+    assert session.measured(*args) == 1
+    assert session.measured(*args) == 1  # from the cache: the worker is not asked again
+    assert session.measured("reference", "H100|vector_add", *args[2:]) == 2
+    fresh = runner.Session(
+        vector_add,
+        vector_add.directory / "template.py",
+        runner.RunOptions(recalibrate=True),
+        worker,
+    )
+    monkeypatch.setattr(runner, "_MEASURED_HERE", set())  # a new process
+    assert fresh.measured(*args) == 3  # measured again, once
+    assert fresh.measured(*args) == 3
+    assert worker.asked == ["time_reference"] * 3
+
+
+def test_the_cli_imports_no_torch_before_it_starts_the_worker():
+    code = "import judge.cli, sys; print('torch' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"

@@ -1,3 +1,9 @@
+import os
+import signal
+import subprocess
+import sys
+import time
+
 import pytest
 import torch
 
@@ -57,3 +63,36 @@ def test_interpreter_autotune_picks_the_first_config():
     x = torch.zeros(100)
     fill[lambda meta: (triton.cdiv(100, meta["B"]),)](x.data_ptr(), 100)
     assert bool((x == 32.0).all())
+
+
+def test_a_busy_worker_dies_with_its_judge_even_on_sigkill(vector_add, puzzles_root, tmp_path):
+    """A worker stuck in a submission's endless loop reads no command, so only the kernel's
+    parent-death signal can end it when the judge is killed."""
+    loop = puzzles_root / "vector_add/solutions/wrong/error_infinite_loop.py"
+    script = (
+        "import time\n"
+        "from pathlib import Path\n"
+        "from judge import channel\n"
+        f"w = channel.launch(Path({str(vector_add.directory / 'puzzle.yaml')!r}), "
+        f"Path({str(loop)!r}), True, None)\n"
+        "w.expect('ready', 120, 'starting')\n"
+        "w.expect_ok({'op': 'load'}, 'loaded', 60, 'loading')\n"
+        "w.send({'op': 'case', 'tag': 'c', 'sizes': {'N': 300}, 'seed': 1}, 'case')\n"
+        "print(w.proc.pid, flush=True)\n"
+        "time.sleep(300)\n"
+    )
+    judge = subprocess.Popen(
+        [sys.executable, "-c", script], stdout=subprocess.PIPE, text=True, cwd=tmp_path
+    )
+    worker_pid = int(judge.stdout.readline())
+    time.sleep(1.0)  # well inside the endless loop
+    judge.send_signal(signal.SIGKILL)
+    judge.wait()
+    for _ in range(100):
+        try:
+            os.kill(worker_pid, 0)
+        except ProcessLookupError:
+            return
+        time.sleep(0.1)
+    os.killpg(worker_pid, signal.SIGKILL)
+    pytest.fail("the worker outlived its judge")

@@ -26,7 +26,7 @@ from judge import catalogue, registry  # noqa: E402
 from judge.results import RunReport  # noqa: E402
 
 
-def command(target: catalogue.Target, full: bool) -> list[str]:
+def command(target: catalogue.Job, full: bool) -> list[str]:
     cmd = [
         sys.executable,
         "-m",

@@ -11,7 +11,8 @@ import os
 import statistics
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -134,16 +135,43 @@ def sol_percent(
     spec: PuzzleSpec, gbps: float | None, tflops: float | None, calibration: dict | None
 ) -> float | None:
     """Achieved throughput as a percentage of the device's measured peak."""
+    top = peak(spec, calibration)
+    achieved = gbps if spec.speed_of_light.peak == "copy_bandwidth" else tflops
+    if not top or achieved is None:
+        return None
+    return 100.0 * achieved / top
+
+
+@dataclass(frozen=True)
+class SweepPoint:
+    """One size of a sweep: the work of a call and the rates achieved on it."""
+
+    label: str  # the case's name, e.g. "N=1025"
+    work: float  # bytes or FLOP of one call, from the spec's formula
+    rate: float  # the submission's GB/s or TFLOP/s
+    reference_rate: float | None  # the PyTorch reference's, in the same unit
+
+
+def sweep_points(spec: PuzzleSpec, timings: Iterable) -> list[SweepPoint]:
+    """The timed cases of a run as points of a rate-against-size plot, smallest work first."""
+    scale = 1e6 if spec.speed_of_light.measure == "bytes" else 1e9
+    points = []
+    for t in timings:
+        amount = work(spec, t.sizes)
+        ref = t.reference_median_ms
+        points.append(
+            SweepPoint(t.case, amount, amount / t.median_ms / scale, ref and amount / ref / scale)
+        )
+    return sorted(points, key=lambda p: p.work)
+
+
+def peak(spec: PuzzleSpec, calibration: dict | None) -> float | None:
+    """The device's measured peak that the spec's speed of light names (GB/s or TFLOP/s)."""
     if not calibration:
         return None
-    peak_name = spec.speed_of_light.peak
-    if peak_name == "copy_bandwidth":
-        peak, achieved = calibration.get("copy_gbps"), gbps
-    else:
-        peak, achieved = calibration.get("peaks_tflops", {}).get(peak_name), tflops
-    if not peak or achieved is None:
-        return None
-    return 100.0 * achieved / peak
+    if spec.speed_of_light.peak == "copy_bandwidth":
+        return calibration.get("copy_gbps")
+    return (calibration.get("peaks_tflops") or {}).get(spec.speed_of_light.peak)
 
 
 def consistent(check: dict[str, float]) -> bool:

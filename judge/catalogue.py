@@ -53,12 +53,22 @@ def from_directory(specs: Iterable[PuzzleSpec], directory: Path) -> list[Job]:
     return targets
 
 
-def select(root: Path, directory: Path | None, only: list[str]) -> list[Job]:
-    """What to bench: the shipped solutions or a directory's files, optionally a few puzzles."""
-    specs = registry.load_all(root)
-    if only:
-        specs = [registry.get(pid, root) for pid in only]
-    return from_directory(specs, directory) if directory else shipped(specs)
+def select(root: Path, target: str | Path | None, only: list[str]) -> list[Job]:
+    """What to bench: every shipped solution, one puzzle's (target is a puzzle id), or a
+    directory's files (target is a directory); `only` keeps just those puzzles."""
+    specs = [registry.get(pid, root) for pid in only] if only else registry.load_all(root)
+    if target is None:
+        return shipped(specs)
+    if str(target) in registry.puzzle_ids(root):
+        return shipped([registry.get(str(target), root)])
+    if Path(target).is_dir():
+        return from_directory(specs, Path(target))
+    if Path(target).exists():
+        raise JudgeError(f"{target}: not a directory")
+    if "/" in str(target) or str(target).startswith("."):
+        raise JudgeError(f"{target}: no such directory")
+    registry.get(str(target), root)  # raises UnknownPuzzle, with a "did you mean"
+    raise JudgeError(f"{target}: neither a puzzle id nor a directory")
 
 
 def row(spec: PuzzleSpec, report: RunReport) -> Row:

@@ -182,10 +182,11 @@ def run(
 @app.command()
 @usage_errors
 def bench(
-    directory: Annotated[
-        Path | None,
+    target: Annotated[
+        str | None,
         typer.Argument(
-            help="A directory of submissions named <puzzle>.py (default: the shipped solutions)."
+            help="A puzzle id, or a directory of submissions named <puzzle>.py "
+            "(default: every puzzle's shipped solution)."
         ),
     ] = None,
     puzzle: Annotated[
@@ -193,6 +194,13 @@ def bench(
     ] = None,
     json_out: Annotated[bool, typer.Option("--json", help="Print one JSON object only.")] = False,
     markdown: Annotated[Path | None, typer.Option(help="Also write the table as Markdown.")] = None,
+    plot: Annotated[
+        Path | None,
+        typer.Option(
+            help="One puzzle: also time every test size and draw GB/s or TFLOP/s against size "
+            "into this PNG (needs matplotlib)."
+        ),
+    ] = None,
     interpret: InterpretOpt = False,
     timing: TimingOpt = True,
     timeout: TimeoutOpt = None,
@@ -204,11 +212,14 @@ def bench(
     puzzles: PuzzlesOpt = None,
     db: DbOpt = None,
 ) -> None:
-    """Judge the whole catalogue (or a directory of submissions) and print one table."""
+    """Judge the whole catalogue (or one puzzle, or a directory of submissions): one table."""
     from judge import catalogue
 
-    targets = catalogue.select(registry.puzzles_root(puzzles), directory, puzzle or [])
+    targets = catalogue.select(registry.puzzles_root(puzzles), target, puzzle or [])
     options, devices = batch_options(interpret, timing, timeout, gpus, jobs, recalibrate)
+    if plot is not None:
+        check_plot(targets, options)
+        options = dataclasses.replace(options, sweep=True)
     conn = open_db(db) if save else None
     who = submitter or store.default_submitter()
 
@@ -219,6 +230,10 @@ def bench(
     labels = [t.spec.id for t in targets]
     results = judge_jobs(targets, options, devices, labels, record, quiet=json_out)
     rows = [catalogue.row(t.spec, r) for t, r in zip(targets, results, strict=True)]
+    if plot is not None and results[0].timing:
+        from judge import plot as plotting
+
+        plotting.draw_sweep(targets[0].spec, results[0], plot)
     if markdown is not None:
         markdown.write_text(catalogue.markdown(rows))
     interpreted = any(r.env.mode == "interpreter" for r in results)
@@ -237,6 +252,17 @@ def bench(
     else:
         report.console().print(report.catalogue_table(rows, interpreted))
     raise typer.Exit(0 if all(r.passed for r in results) else 1)
+
+
+def check_plot(targets, options) -> None:
+    from judge import plot
+
+    if len(targets) != 1:
+        raise JudgeError(f"--plot draws one puzzle; {len(targets)} were selected (name one)")
+    if options.interpret or not options.timing:
+        raise JudgeError("--plot needs timings, taken on a GPU only (not --interpret/--no-timing)")
+    if plot.missing():
+        raise JudgeError(f"--plot needs matplotlib: {plot.missing()}")
 
 
 def batch_options(interpret, timing, timeout, gpus, jobs, recalibrate, secret: str = ""):
@@ -272,6 +298,174 @@ def judge_jobs(jobs, options, devices, labels: list[str], record, quiet: bool) -
             reports[index] = result
             bar.update(task, advance=1, description=f"{labels[index]}: {result.verdict}")
     return reports
+
+
+@app.command()
+@usage_errors
+def grade(
+    root: Annotated[
+        Path | None,
+        typer.Argument(help="The class: ROOT/<student>/<puzzle>.py (or use --manifest)."),
+    ] = None,
+    manifest: Annotated[
+        Path | None,
+        typer.Option(help="A CSV with the header student,puzzle,path, instead of ROOT."),
+    ] = None,
+    puzzle: Annotated[
+        list[str] | None, typer.Option("--puzzle", "-p", help="Only these puzzles (repeatable).")
+    ] = None,
+    json_file: Annotated[
+        Path | None, typer.Option("--json", help="Write the grading as JSON.")
+    ] = None,
+    junit: Annotated[Path | None, typer.Option(help="Write JUnit XML (one test per file).")] = None,
+    markdown: Annotated[Path | None, typer.Option(help="Write Markdown tables.")] = None,
+    csv_file: Annotated[
+        Path | None, typer.Option("--csv", help="Write a gradebook CSV with credit per case.")
+    ] = None,
+    shard: Annotated[
+        str | None, typer.Option(help="Grade only slice K of N (e.g. 2/8), for CI matrices.")
+    ] = None,
+    secret_file: Annotated[
+        Path | None,
+        typer.Option(help="A file holding the secret seed (default: TPUZZLE_SECRET_SEED[_FILE])."),
+    ] = None,
+    resume: Annotated[
+        bool,
+        typer.Option(
+            help="Take the stored result of a file already graded under the same judge, puzzle, "
+            "mode and seed instead of judging it again."
+        ),
+    ] = False,
+    interpret: InterpretOpt = False,
+    timing: TimingOpt = True,
+    timeout: TimeoutOpt = None,
+    gpus: GpusOpt = None,
+    jobs: JobsOpt = 1,
+    recalibrate: RecalibrateOpt = False,
+    save: Annotated[bool, typer.Option(help="Store the results in the database.")] = True,
+    puzzles: PuzzlesOpt = None,
+    db: DbOpt = None,
+) -> None:
+    """Grade a class: every submission in its own worker, then a table per puzzle.
+
+    Exit code 0 when grading completed, whatever the verdicts; 2 when it could not start.
+    """
+    from judge import batch, grading
+
+    where = grading.parse_shard(shard) if shard else None
+    secret = read_secret(secret_file)
+    options, devices = batch_options(interpret, timing, timeout, gpus, jobs, recalibrate, secret)
+    catalogue_root = registry.puzzles_root(puzzles)
+    subs = find_submissions(root, manifest, registry.puzzle_ids(catalogue_root))
+    if puzzle:
+        chosen = {registry.get(p, catalogue_root).id for p in puzzle}
+        subs = [s for s in subs if s.puzzle in chosen]
+    subs = grading.shard(subs, *where) if where else subs
+    specs = {pid: registry.get(pid, catalogue_root) for pid in sorted({s.puzzle for s in subs})}
+    contexts = {
+        pid: grading.context(spec, options.interpret, timing, options.secret)
+        for pid, spec in specs.items()
+    }
+    conn = open_db(db) if save or resume else None
+    reports = {
+        i: found
+        for i, s in enumerate(subs)
+        if resume
+        and (found := store.stored(conn, s.student, s.puzzle, s.sha256, contexts[s.puzzle]))
+    }
+    todo = [i for i in range(len(subs)) if i not in reports]
+
+    def record(index: int, result) -> None:
+        s = subs[todo[index]]
+        reports[todo[index]] = result
+        if save:
+            store.record(conn, result, s.student, contexts[s.puzzle], s.sha256)
+
+    judge_jobs(
+        [batch.Job(specs[subs[i].puzzle], subs[i].path) for i in todo],
+        options,
+        devices,
+        [f"{subs[i].student}/{subs[i].puzzle}" for i in todo],
+        record,
+        quiet=False,
+    )
+    graded = [grading.Graded(s, reports[i]) for i, s in enumerate(subs)]
+    meta = grading.grading_meta(bool(options.secret), where)
+    write_grading(graded, meta, json_file, junit, markdown, csv_file)
+    report.console().print(report.class_tables(grading.class_table(graded)))
+    if len(todo) < len(subs):
+        typer.echo(f"{len(subs) - len(todo)} result(s) taken from the database (--resume)")
+
+
+@app.command()
+@usage_errors
+def merge(
+    documents: Annotated[list[Path], typer.Argument(help="Grading JSON files (one per shard).")],
+    json_file: Annotated[Path | None, typer.Option("--json", help="Write the merged JSON.")] = None,
+    junit: Annotated[Path | None, typer.Option(help="Write JUnit XML.")] = None,
+    markdown: Annotated[Path | None, typer.Option(help="Write Markdown tables.")] = None,
+    csv_file: Annotated[Path | None, typer.Option("--csv", help="Write a gradebook CSV.")] = None,
+) -> None:
+    """Join the JSON of several `tpuzzle grade --shard` runs into one class table."""
+    from judge import grading
+
+    texts = []
+    for path in documents:
+        try:
+            texts.append(path.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError) as exc:
+            raise JudgeError(f"{path}: cannot read: {exc}") from None
+    graded = grading.merge(texts, [str(p) for p in documents])
+    metas = [json.loads(t).get("meta", {}) for t in texts]
+    meta = {
+        **grading.grading_meta(any(m.get("secret_seed") for m in metas)),
+        "merged": [m.get("shard") for m in metas],
+    }
+    write_grading(graded, meta, json_file, junit, markdown, csv_file)
+    report.console().print(report.class_tables(grading.class_table(graded)))
+
+
+def find_submissions(root: Path | None, manifest: Path | None, ids) -> list:
+    from judge import grading
+
+    if (root is None) == (manifest is None):
+        raise JudgeError("give either ROOT (ROOT/<student>/<puzzle>.py) or --manifest CSV")
+    if manifest is not None:
+        return grading.read_manifest(manifest, ids)
+    found, warnings = grading.discover(root, ids)
+    for warning in warnings:
+        typer.secho(f"warning: {warning}", fg="yellow", err=True)
+    return found
+
+
+def read_secret(path: Path | None) -> str:
+    if path is None:
+        return ""
+    try:
+        secret = path.read_text().strip()
+    except OSError as exc:
+        raise JudgeError(f"--secret-file {path}: {exc.strerror or exc}") from None
+    if not secret:
+        raise JudgeError(f"--secret-file {path}: the file is empty")
+    return secret
+
+
+def write_grading(graded, meta, json_file, junit, markdown, csv_file) -> None:
+    """Every output file that was asked for."""
+    from judge import grading
+
+    writers = (
+        (json_file, lambda: grading.to_json(graded, meta)),
+        (junit, lambda: grading.to_junit(graded)),
+        (markdown, lambda: grading.to_markdown(graded)),
+        (csv_file, lambda: grading.to_csv(graded)),
+    )
+    for path, text in writers:
+        if path is not None:
+            try:
+                path.write_text(text(), encoding="utf-8")
+            except OSError as exc:
+                raise JudgeError(f"{path}: cannot write: {exc.strerror or exc}") from None
 
 
 @app.command()

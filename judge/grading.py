@@ -27,6 +27,8 @@ from judge import __version__
 from judge.bench import is_tie
 from judge.errors import JudgeError, SubmissionNotFound, UnknownPuzzle
 from judge.results import RunReport, Timing, Verdict
+from judge.spec import PuzzleSpec
+from judge.store import file_sha256
 
 FORMAT = "tpuzzle-grading"  # the "format" key of a grading document
 FORMAT_VERSION = 1
@@ -175,14 +177,6 @@ def _manifest_entry(where: str, base: Path, row: dict, ids: set[str]) -> Submiss
     return Submission(student, puzzle, file, file_sha256(file))
 
 
-def file_sha256(path: Path) -> str:
-    """Hex SHA-256 of a file's bytes ("" when it cannot be read)."""
-    try:
-        return hashlib.sha256(path.read_bytes()).hexdigest()
-    except OSError:
-        return ""
-
-
 def _visible(directory: Path) -> list[Path]:
     return sorted(
         p for p in directory.iterdir() if not p.name.startswith(".") and p.name != "__pycache__"
@@ -196,6 +190,18 @@ def _did_you_mean(word: str, ids: Iterable[str]) -> str:
 
 def _order(sub: Submission) -> tuple[str, str]:
     return sub.student, sub.puzzle
+
+
+def context(spec: PuzzleSpec, interpret: bool, timing: bool, secret: str) -> str:
+    """What a result is judged under: the judge's version, the puzzle's files, the mode, timing
+    and the secret seed (as a digest). A file graded again under the same context may take its
+    stored result (`tpuzzle grade --resume`)."""
+    digest = hashlib.sha256()
+    for name in ("puzzle.yaml", "reference.py"):
+        digest.update(file_sha256(spec.directory / name).encode())
+    seed = hashlib.sha256(f"tpuzzle-secret:{secret}".encode()).hexdigest()[:16] if secret else "-"
+    mode = "interpreter" if interpret else "gpu"
+    return f"tpuzzle {__version__}|{digest.hexdigest()[:16]}|{mode}|timing={int(timing)}|{seed}"
 
 
 # ------------------------------------------------------------------------------- sharding

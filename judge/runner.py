@@ -42,6 +42,7 @@ class RunOptions:
     gpu: int | None = None  # which CUDA device (CUDA_VISIBLE_DEVICES for the worker)
     submitter: str = ""  # who submitted, for the stored result
     recalibrate: bool = False  # measure the device and the reference again, ignoring the cache
+    sweep: bool = False  # also time every distinct test size (for a plot against size)
 
 
 def secret_from_env() -> str:
@@ -101,6 +102,7 @@ class Session:
         self.timeout = options.timeout_s or spec.timeout_s
         self.reference = load_reference(spec)
         self.cases = self.select_cases()
+        self.bench_cases = self.select_bench_cases()
         self.env = fallback_env(self.interpret)
         self.calibration: dict | None = None
         self.notes: list[str] = []
@@ -114,6 +116,18 @@ class Session:
             chosen = [replace(c, seed=mix_seed(c.seed, self.options.secret)) for c in chosen]
         return list(chosen)
 
+    def select_bench_cases(self) -> list[Case]:
+        """The spec's benchmarks; with `sweep`, then every distinct size of the tests, smallest
+        work first (the size sweep of `tpuzzle bench --plot`)."""
+        chosen = list(self.spec.benchmarks)
+        if self.options.sweep:
+            seen = {c.sizes for c in chosen}
+            for case in sorted(self.spec.tests, key=lambda c: bench.work(self.spec, c.size_map)):
+                if case.sizes not in seen:
+                    seen.add(case.sizes)
+                    chosen.append(replace(case, draw=""))
+        return chosen
+
     # ---------------------------------------------------------------------------- the run
 
     def run(self) -> RunReport:
@@ -121,7 +135,7 @@ class Session:
         with self.phase("references"):
             truths = [self.truth(c) for c in self.cases]
             if not self.interpret and self.options.timing:
-                for case in self.spec.benchmarks:  # for the re-check of the timed calls
+                for case in self.bench_cases:  # for the re-check of the timed calls
                     for seed in self.bench_seeds(case):
                         self.truth(replace(case, seed=seed))
         try:
@@ -192,7 +206,7 @@ class Session:
                 "reference_timed",
                 self.bench_timeout(),
             )
-            for case in self.spec.benchmarks
+            for case in self.bench_cases
         ]
 
     def measured(self, kind: str, key: str, command: dict, answer: str, timeout: float):
@@ -235,7 +249,7 @@ class Session:
             if problem is not None:
                 return self.report(*problem, results, [])
             return self.report(Verdict.PASSED, "ok", "every case passed", results, [])
-        for case, ref_times in zip(self.spec.benchmarks, reference_times, strict=True):
+        for case, ref_times in zip(self.bench_cases, reference_times, strict=True):
             seeds = self.bench_seeds(case)
             cmd = {"op": "bench", "tag": f"bench{len(timings)}", **self.case_command(case, seeds)}
             started = time.monotonic()

@@ -47,6 +47,12 @@ MIGRATIONS = (
     """
     CREATE INDEX runs_ranked ON runs (puzzle, device, submitter, median_ms) WHERE ranked = 1;
     """,
+    """
+    -- what a result was judged under (judge version, puzzle files, mode, seeds), so that a batch
+    -- run again can take a submission's stored result instead of judging it twice
+    ALTER TABLE runs ADD COLUMN context TEXT NOT NULL DEFAULT '';
+    CREATE INDEX runs_resume ON runs (submitter, puzzle, submission_sha256, context);
+    """,
 )
 
 
@@ -90,15 +96,22 @@ def file_sha256(path: Path) -> str:
         return ""
 
 
-def record(conn: sqlite3.Connection, report: RunReport, submitter: str) -> int:
-    """Store one report; returns its row id. Committed before returning."""
+def record(
+    conn: sqlite3.Connection,
+    report: RunReport,
+    submitter: str,
+    context: str = "",
+    sha256: str | None = None,
+) -> int:
+    """Store one report; returns its row id. Committed before returning. `sha256` is the hash of
+    the judged file when the caller took it (else the file is hashed now)."""
     t = report.timing[0] if report.timing else None
     row = {
         "created_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
         "submitter": submitter,
         "puzzle": report.puzzle,
         "submission": report.submission,
-        "submission_sha256": file_sha256(Path(report.submission)),
+        "submission_sha256": file_sha256(Path(report.submission)) if sha256 is None else sha256,
         "verdict": report.verdict.value,
         "reason": report.reason,
         "mode": report.env.mode,
@@ -114,6 +127,7 @@ def record(conn: sqlite3.Connection, report: RunReport, submitter: str) -> int:
         "speedup": t and t.speedup_vs_reference,
         "env_json": json.dumps(report.to_dict()["env"]),
         "report_json": json.dumps(report.to_dict()),
+        "context": context,
     }
     with conn:
         cur = conn.execute(
@@ -121,6 +135,20 @@ def record(conn: sqlite3.Connection, report: RunReport, submitter: str) -> int:
             tuple(row.values()),
         )
     return int(cur.lastrowid)
+
+
+def stored(
+    conn: sqlite3.Connection, submitter: str, puzzle: str, sha256: str, context: str
+) -> RunReport | None:
+    """The latest stored report of this file by this submitter, judged under this context."""
+    if not sha256 or not context:
+        return None
+    row = conn.execute(
+        "SELECT report_json FROM runs WHERE submitter = ? AND puzzle = ? AND submission_sha256 = ? "
+        "AND context = ? ORDER BY id DESC LIMIT 1",
+        (submitter, puzzle, sha256, context),
+    ).fetchone()
+    return RunReport.from_dict(json.loads(row["report_json"])) if row else None
 
 
 @dataclass(frozen=True)

@@ -51,3 +51,29 @@ def test_a_damaged_cache_file_is_a_miss_and_is_rewritten():
     assert bench.load_cached("calibration", "gpu-a") is None
     bench.save_cached("calibration", "gpu-a", {"copy_gbps": 1.0})
     assert bench.load_cached("calibration", "gpu-a") == {"copy_gbps": 1.0}
+
+
+def sweep_timing(case: str, n: int, median_ms: float, reference_ms: float | None):
+    from judge.results import Timing
+
+    return Timing(
+        case, {"N": n}, median_ms, median_ms, median_ms, 10, 3, reference_median_ms=reference_ms
+    )
+
+
+def test_sweep_points_are_rates_in_order_of_work(vector_add):
+    points = bench.sweep_points(
+        vector_add,
+        [sweep_timing("N=25M", 25_000_000, 0.1, 0.12), sweep_timing("N=1000", 1000, 0.005, None)],
+    )
+    assert [p.label for p in points] == ["N=1000", "N=25M"]
+    assert points[0].work == 12_000 and points[0].rate == pytest.approx(2.4)
+    assert points[0].reference_rate is None
+    assert points[1].rate == pytest.approx(3000.0) and points[1].reference_rate == pytest.approx(
+        2500.0
+    )
+
+
+def test_peak_is_the_one_the_spec_names(vector_add):
+    assert bench.peak(vector_add, {"copy_gbps": 4000.0, "peaks_tflops": {}}) == 4000.0
+    assert bench.peak(vector_add, None) is None

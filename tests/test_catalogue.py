@@ -27,8 +27,16 @@ def test_directory_of_submissions(one_puzzle, tmp_path):
     (subs / "vector_add.py").write_text("")
     (subs / "notes.py").write_text("")
     assert [t.path.name for t in catalogue.select(one_puzzle, subs, [])] == ["vector_add.py"]
-    with pytest.raises(JudgeError, match="not a directory"):
+    with pytest.raises(JudgeError, match="missing: no such directory"):
         catalogue.select(one_puzzle, tmp_path / "missing", [])
+    with pytest.raises(JudgeError, match="not a directory"):
+        catalogue.select(one_puzzle, subs / "notes.py", [])
+    with pytest.raises(JudgeError, match="did you mean vector_add"):
+        catalogue.select(one_puzzle, "vector_ad", [])
+
+
+def test_one_puzzle_by_id(one_puzzle):
+    assert [t.spec.id for t in catalogue.select(one_puzzle, "vector_add", [])] == ["vector_add"]
 
 
 def test_rows_and_markdown(vector_add):

@@ -216,3 +216,132 @@ def test_leaderboard_of_an_empty_database(cli):
     assert "never ranked" in result.stdout
     empty = cli("leaderboard", "--json")
     assert (empty.exit_code, empty.stdout) == (0, "[]\n")
+
+
+# ------------------------------------------------------------------------------ grade and merge
+
+
+@pytest.fixture
+def small_class(tmp_path, puzzles_root):
+    """A one-puzzle catalogue whose only test is small, and three students."""
+    catalogue = tmp_path / "cat"
+    shutil.copytree(puzzles_root / "vector_add", catalogue / "vector_add")
+    spec = catalogue / "vector_add" / "puzzle.yaml"
+    text = spec.read_text()
+    head, rest = text.split("tests:\n", 1)
+    spec.write_text(
+        head + "tests:\n  - {sizes: {N: 1500}, seed: 5}\n" + rest[rest.index("bench") :]
+    )
+    root = tmp_path / "class"
+    for student, solution in (
+        ("ada", "correct/plain.py"),
+        ("bob", "wrong/failed_no_mask.py"),
+        ("cyd", "wrong/error_os_exit.py"),
+    ):
+        (root / student).mkdir(parents=True)
+        shutil.copy(
+            puzzles_root / "vector_add" / "solutions" / solution, root / student / "vector_add.py"
+        )
+    return catalogue, root
+
+
+def test_grade_writes_every_output_and_exits_0_whatever_the_verdicts(cli, small_class, tmp_path):
+    catalogue, root = small_class
+    out = {name: tmp_path / f"grades.{name}" for name in ("json", "xml", "md", "csv")}
+    result = cli(
+        "grade", str(root), "--puzzles", str(catalogue), "--interpret", "--jobs", "2",
+        "--json", str(out["json"]), "--junit", str(out["xml"]),
+        "--markdown", str(out["md"]), "--csv", str(out["csv"]),
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    data = json.loads(out["json"].read_text())
+    verdicts = [
+        (e["student"], e["report"]["verdict"], e["report"]["reason"]) for e in data["entries"]
+    ]
+    assert verdicts == [
+        ("ada", "passed", "ok"),
+        ("bob", "failed", "out-of-bounds"),
+        ("cyd", "error", "exit"),
+    ]
+    assert data["meta"]["secret_seed"] is False
+    assert "<testsuites" in out["xml"].read_text() and 'errors="1"' in out["xml"].read_text()
+    assert "3 submissions: 1 passed, 1 failed, 1 error" in out["md"].read_text()
+    assert out["csv"].read_text().splitlines()[1].startswith("ada,vector_add,")
+    assert "vector_add · 3 submission(s)" in result.stdout
+    runs = store.connect().execute("SELECT submitter, verdict FROM runs ORDER BY submitter")
+    assert [tuple(r) for r in runs] == [("ada", "passed"), ("bob", "failed"), ("cyd", "error")]
+
+
+def test_grade_resume_takes_stored_results_and_a_secret_seed_starts_afresh(
+    cli, small_class, tmp_path, monkeypatch
+):
+    catalogue, root = small_class
+    args = ["grade", str(root), "--puzzles", str(catalogue), "--interpret", "--resume"]
+    assert cli(*args).exit_code == 0
+    again = cli(*args, "--json", str(tmp_path / "again.json"))
+    assert again.exit_code == 0 and "3 result(s) taken from the database" in again.stdout
+    assert len(json.loads((tmp_path / "again.json").read_text())["entries"]) == 3
+    (root / "ada" / "vector_add.py").write_text(
+        (root / "ada" / "vector_add.py").read_text() + "\n# edited\n"
+    )
+    assert "2 result(s) taken" in cli(*args).stdout  # the edited file is judged again
+    monkeypatch.setenv("TPUZZLE_SECRET_SEED", "instructor-only")
+    secret = cli(*args, "--json", str(tmp_path / "secret.json"))
+    assert "taken from the database" not in secret.stdout
+    entries = json.loads((tmp_path / "secret.json").read_text())
+    assert entries["meta"]["secret_seed"] is True
+    assert entries["entries"][0]["report"]["cases"][0]["seed"] != 5
+    assert "instructor-only" not in (tmp_path / "secret.json").read_text()
+
+
+def test_shards_merge_into_the_whole_class(cli, small_class, tmp_path):
+    catalogue, root = small_class
+    common = ["--puzzles", str(catalogue), "--interpret", "--no-timing", "--no-save"]
+    parts = []
+    for k in (1, 2):
+        part = tmp_path / f"shard{k}.json"
+        assert (
+            cli("grade", str(root), *common, "--shard", f"{k}/2", "--json", str(part)).exit_code
+            == 0
+        )
+        parts.append(part)
+    entries = [json.loads(p.read_text())["entries"] for p in parts]
+    assert sorted(e["student"] for shard in entries for e in shard) == ["ada", "bob", "cyd"]
+    merged = tmp_path / "merged.json"
+    result = cli("merge", *map(str, parts), "--json", str(merged))
+    assert result.exit_code == 0, result.output
+    data = json.loads(merged.read_text())
+    assert [e["student"] for e in data["entries"]] == ["ada", "bob", "cyd"]
+    assert sorted(data["meta"]["merged"]) == ["1/2", "2/2"]
+    assert "vector_add · 3 submission(s)" in result.stdout
+
+
+@pytest.mark.parametrize(
+    "args, words",
+    [
+        (("grade",), "give either ROOT"),
+        (("grade", "nowhere"), "nowhere: no such directory"),
+        (("grade", ".", "--manifest", "m.csv"), "give either ROOT"),
+        (("grade", "puzzles", "--shard", "3/2"), "shard '3/2'"),
+        (("grade", "puzzles", "--interpret", "--jobs", "0"), "--jobs 0"),
+        (("merge", "missing.json"), "missing.json: cannot read"),
+        (("grade", "puzzles", "--secret-file", "missing.txt"), "--secret-file missing.txt"),
+    ],
+)
+def test_grade_usage_errors_are_one_line_and_exit_code_2(cli, args, words):
+    result = cli(*args)
+    assert result.exit_code == 2, result.output
+    assert words in result.stderr and result.stderr.count("\n") == 1
+
+
+@pytest.mark.parametrize(
+    "args, words",
+    [
+        (("bench", "--plot", "x.png"), "--plot draws one puzzle"),
+        (("bench", "vector_add", "--plot", "x.png", "--interpret"), "--plot needs timings"),
+        (("bench", "vector_ad"), "did you mean vector_add?"),
+    ],
+)
+def test_bench_usage_errors(cli, args, words):
+    result = cli(*args)
+    assert result.exit_code == 2 and words in result.stderr, result.output

@@ -228,3 +228,20 @@ def test_the_cli_imports_no_torch_before_it_starts_the_worker():
     code = "import judge.cli, sys; print('torch' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_a_sweep_times_every_distinct_test_size_after_the_benchmarks(vector_add):
+    plain = runner.Session(
+        vector_add, vector_add.directory / "template.py", runner.RunOptions(), FakeWorker()
+    )
+    assert plain.bench_cases == list(vector_add.benchmarks)
+    sweep = runner.Session(
+        vector_add,
+        vector_add.directory / "template.py",
+        runner.RunOptions(sweep=True),
+        FakeWorker(),
+    )
+    sizes = [c.size_map["N"] for c in sweep.bench_cases]
+    assert sizes[0] == 25_000_000 and sizes[1:] == sorted(sizes[1:])
+    assert len(sizes) == len(set(sizes)) == 1 + len({c.sizes for c in vector_add.tests})
+    assert all(c.draw == "" for c in sweep.bench_cases)

@@ -33,6 +33,14 @@ def solve(q_ptr: int, k_ptr: int, v_ptr: int, output_ptr: int, N: int, d: int):
     BLOCK_D = max(16, triton.next_power_of_2(d))
     grid = (triton.cdiv(N, BLOCK_M),)
     causal_attention_kernel[grid](
-        q_ptr, k_ptr, v_ptr, output_ptr, N, d, 1.0 / math.sqrt(d),
-        BLOCK_M=BLOCK_M, BLOCK_N=BLOCK_N, BLOCK_D=BLOCK_D,
+        q_ptr,
+        k_ptr,
+        v_ptr,
+        output_ptr,
+        N,
+        d,
+        1.0 / math.sqrt(d),
+        BLOCK_M=BLOCK_M,
+        BLOCK_N=BLOCK_N,
+        BLOCK_D=BLOCK_D,
     )

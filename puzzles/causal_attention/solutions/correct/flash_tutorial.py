@@ -84,14 +84,38 @@ def causal_attention_kernel(
     lo = start_m * BLOCK_M
     for start_n in range(0, lo, BLOCK_N):
         acc, l_i, m_i = _attend_block(
-            acc, l_i, m_i, q, k_ptr, v_ptr, start_n, offs_m, N, d, qk_scale, offs_n, offs_d,
+            acc,
+            l_i,
+            m_i,
+            q,
+            k_ptr,
+            v_ptr,
+            start_n,
+            offs_m,
+            N,
+            d,
+            qk_scale,
+            offs_n,
+            offs_d,
             ON_DIAGONAL=False,
         )
     # The diagonal block: keys lo .. lo + BLOCK_M - 1, masked; the loop stops there.
     hi = tl.minimum(lo + BLOCK_M, N)
     for start_n in range(lo, hi, BLOCK_N):
         acc, l_i, m_i = _attend_block(
-            acc, l_i, m_i, q, k_ptr, v_ptr, start_n, offs_m, N, d, qk_scale, offs_n, offs_d,
+            acc,
+            l_i,
+            m_i,
+            q,
+            k_ptr,
+            v_ptr,
+            start_n,
+            offs_m,
+            N,
+            d,
+            qk_scale,
+            offs_n,
+            offs_d,
             ON_DIAGONAL=True,
         )
     acc = acc / l_i[:, None]

@@ -7,8 +7,18 @@ import triton.language as tl
 
 
 @triton.jit
-def causal_attention_kernel(q_ptr, k_ptr, v_ptr, o_ptr, N, d, qk_scale,
-                            BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_D: tl.constexpr):
+def causal_attention_kernel(
+    q_ptr,
+    k_ptr,
+    v_ptr,
+    o_ptr,
+    N,
+    d,
+    qk_scale,
+    BLOCK_M: tl.constexpr,
+    BLOCK_N: tl.constexpr,
+    BLOCK_D: tl.constexpr,
+):
     q_ptr = q_ptr.to(tl.pointer_type(tl.float16))
     k_ptr = k_ptr.to(tl.pointer_type(tl.float16))
     v_ptr = v_ptr.to(tl.pointer_type(tl.float16))
@@ -44,6 +54,14 @@ def solve(q_ptr: int, k_ptr: int, v_ptr: int, output_ptr: int, N: int, d: int):
     BLOCK_M, BLOCK_N = 16, 16
     BLOCK_D = max(16, triton.next_power_of_2(d))
     causal_attention_kernel[(triton.cdiv(N, BLOCK_M),)](
-        q_ptr, k_ptr, v_ptr, output_ptr, N, d, 1.0 / math.sqrt(d),
-        BLOCK_M=BLOCK_M, BLOCK_N=BLOCK_N, BLOCK_D=BLOCK_D,
+        q_ptr,
+        k_ptr,
+        v_ptr,
+        output_ptr,
+        N,
+        d,
+        1.0 / math.sqrt(d),
+        BLOCK_M=BLOCK_M,
+        BLOCK_N=BLOCK_N,
+        BLOCK_D=BLOCK_D,
     )

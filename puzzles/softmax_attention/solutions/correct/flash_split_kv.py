@@ -104,13 +104,37 @@ def attention_kernel(
     n_full = lo + tl.maximum(hi - lo, 0) // BLOCK_N * BLOCK_N  # whole blocks need no key mask
     for start_n in range(lo, n_full, BLOCK_N):
         acc, l_i, m_i = _attend_block(
-            acc, l_i, m_i, q, k_ptr, v_ptr, start_n, N, d, qk_scale, offs_n, offs_d,
-            MASK_KEYS=False, EVEN_D=EVEN_D,
+            acc,
+            l_i,
+            m_i,
+            q,
+            k_ptr,
+            v_ptr,
+            start_n,
+            N,
+            d,
+            qk_scale,
+            offs_n,
+            offs_d,
+            MASK_KEYS=False,
+            EVEN_D=EVEN_D,
         )
     if n_full < hi:  # the partial last block of keys
         acc, l_i, m_i = _attend_block(
-            acc, l_i, m_i, q, k_ptr, v_ptr, n_full, N, d, qk_scale, offs_n, offs_d,
-            MASK_KEYS=True, EVEN_D=EVEN_D,
+            acc,
+            l_i,
+            m_i,
+            q,
+            k_ptr,
+            v_ptr,
+            n_full,
+            N,
+            d,
+            qk_scale,
+            offs_n,
+            offs_d,
+            MASK_KEYS=True,
+            EVEN_D=EVEN_D,
         )
 
     if FINAL:
@@ -183,18 +207,48 @@ def solve(q_ptr: int, k_ptr: int, v_ptr: int, output_ptr: int, M: int, N: int, d
     grid = lambda meta: (triton.cdiv(M, meta["BLOCK_M"]), splits)  # noqa: E731
     if splits == 1:
         attention_kernel[grid](
-            q_ptr, k_ptr, v_ptr, output_ptr, 0, 0, M, N, d, qk_scale, 1,
-            BLOCK_D=BLOCK_D, EVEN_D=d == BLOCK_D, FINAL=True,
+            q_ptr,
+            k_ptr,
+            v_ptr,
+            output_ptr,
+            0,
+            0,
+            M,
+            N,
+            d,
+            qk_scale,
+            1,
+            BLOCK_D=BLOCK_D,
+            EVEN_D=d == BLOCK_D,
+            FINAL=True,
         )
         return
     part = torch.empty(splits * M * d, dtype=torch.float32, device=DEVICE)
     stats = torch.empty(splits * 2 * M, dtype=torch.float32, device=DEVICE)
     attention_kernel[grid](
-        q_ptr, k_ptr, v_ptr, output_ptr, part.data_ptr(), stats.data_ptr(), M, N, d, qk_scale,
-        splits, BLOCK_D=BLOCK_D, EVEN_D=d == BLOCK_D, FINAL=False,
+        q_ptr,
+        k_ptr,
+        v_ptr,
+        output_ptr,
+        part.data_ptr(),
+        stats.data_ptr(),
+        M,
+        N,
+        d,
+        qk_scale,
+        splits,
+        BLOCK_D=BLOCK_D,
+        EVEN_D=d == BLOCK_D,
+        FINAL=False,
     )
     BLOCK_R = 32
     combine_kernel[(triton.cdiv(M, BLOCK_R),)](
-        part.data_ptr(), stats.data_ptr(), output_ptr, M, d, splits,
-        BLOCK_R=BLOCK_R, BLOCK_D=BLOCK_D,
+        part.data_ptr(),
+        stats.data_ptr(),
+        output_ptr,
+        M,
+        d,
+        splits,
+        BLOCK_R=BLOCK_R,
+        BLOCK_D=BLOCK_D,
     )

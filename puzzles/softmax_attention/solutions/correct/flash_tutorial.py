@@ -83,12 +83,34 @@ def attention_kernel(
     n_full = (N // BLOCK_N) * BLOCK_N  # keys in whole blocks: no key mask needed
     for start_n in range(0, n_full, BLOCK_N):
         acc, l_i, m_i = _attend_block(
-            acc, l_i, m_i, q, k_ptr, v_ptr, start_n, N, d, qk_scale, offs_n, offs_d,
+            acc,
+            l_i,
+            m_i,
+            q,
+            k_ptr,
+            v_ptr,
+            start_n,
+            N,
+            d,
+            qk_scale,
+            offs_n,
+            offs_d,
             MASK_KEYS=False,
         )
     if n_full < N:  # the partial last block
         acc, l_i, m_i = _attend_block(
-            acc, l_i, m_i, q, k_ptr, v_ptr, n_full, N, d, qk_scale, offs_n, offs_d,
+            acc,
+            l_i,
+            m_i,
+            q,
+            k_ptr,
+            v_ptr,
+            n_full,
+            N,
+            d,
+            qk_scale,
+            offs_n,
+            offs_d,
             MASK_KEYS=True,
         )
     acc = acc / l_i[:, None]

@@ -8,8 +8,19 @@ import triton.language as tl
 
 
 @triton.jit
-def attention_kernel(q_ptr, k_ptr, v_ptr, o_ptr, M, N, d, qk_scale,
-                     BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_D: tl.constexpr):
+def attention_kernel(
+    q_ptr,
+    k_ptr,
+    v_ptr,
+    o_ptr,
+    M,
+    N,
+    d,
+    qk_scale,
+    BLOCK_M: tl.constexpr,
+    BLOCK_N: tl.constexpr,
+    BLOCK_D: tl.constexpr,
+):
     q_ptr = q_ptr.to(tl.pointer_type(tl.float32))
     k_ptr = k_ptr.to(tl.pointer_type(tl.float32))
     v_ptr = v_ptr.to(tl.pointer_type(tl.float32))
@@ -43,6 +54,15 @@ def solve(q_ptr: int, k_ptr: int, v_ptr: int, output_ptr: int, M: int, N: int, d
     BLOCK_M, BLOCK_N = 16, 16
     BLOCK_D = max(16, triton.next_power_of_2(d))
     attention_kernel[(triton.cdiv(M, BLOCK_M),)](
-        q_ptr, k_ptr, v_ptr, output_ptr, M, N, d, 1.0 / math.sqrt(d),
-        BLOCK_M=BLOCK_M, BLOCK_N=BLOCK_N, BLOCK_D=BLOCK_D,
+        q_ptr,
+        k_ptr,
+        v_ptr,
+        output_ptr,
+        M,
+        N,
+        d,
+        1.0 / math.sqrt(d),
+        BLOCK_M=BLOCK_M,
+        BLOCK_N=BLOCK_N,
+        BLOCK_D=BLOCK_D,
     )

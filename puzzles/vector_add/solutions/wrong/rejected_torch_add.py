@@ -9,8 +9,12 @@ import torch
 
 class _Device:
     def __init__(self, ptr, n):
-        self.__cuda_array_interface__ = {"shape": (n,), "typestr": "<f4", "data": (ptr, False),
-                                         "version": 3}
+        self.__cuda_array_interface__ = {
+            "shape": (n,),
+            "typestr": "<f4",
+            "data": (ptr, False),
+            "version": 3,
+        }
 
 
 def _tensor(ptr, n):

@@ -393,6 +393,8 @@ def grade(
     meta = grading.grading_meta(bool(options.secret), where)
     write_grading(graded, meta, json_file, junit, markdown, csv_file)
     report.console().print(report.class_tables(grading.class_table(graded)))
+    if options.interpret:
+        typer.echo("Interpreter mode: correctness only; nothing is timed or ranked.")
     if len(todo) < len(subs):
         typer.echo(f"{len(subs) - len(todo)} result(s) taken from the database (--resume)")
 

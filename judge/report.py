@@ -341,27 +341,28 @@ def class_tables(tables: dict) -> Group:
 
 def _class_table(puzzle: str, rows: list) -> Table:
     several = len({r.device for r in rows if r.rank is not None}) > 1
+    timed = any(r.median_ms is not None for r in rows)
     table = Table(title=f"{puzzle} · {len(rows)} submission(s)", title_justify="left")
-    columns = ["rank", "student", *(["GPU"] * several), "verdict", "cases", "median", "p20-p80"]
-    for name in (*columns, "speed of light", "vs PyTorch"):
+    columns = ["rank", "student", *(["GPU"] * several), "verdict", "cases"]
+    columns += ["median", "p20-p80", "speed of light", "vs PyTorch"] if timed else []
+    for name in columns:
         table.add_column(name, justify="left" if name in ("student", "GPU", "verdict") else "right")
     for r in rows:
         verdict = Text(r.verdict, style=COLOURS.get(r.verdict, ""))
         if r.verdict != "passed":
             verdict.append(f" ({r.reason})", style="dim")
-        elif r.rank is None:
+        elif r.rank is None and timed:
             verdict.append(" (not ranked)", style="dim")
-        table.add_row(
-            "-" if r.rank is None else f"{r.rank}{'=' if r.tie else ''}",
-            r.student,
-            *([r.device] * several),
-            verdict,
-            f"{r.cases_passed}/{r.cases_total}",
-            fmt(r.median_ms and r.median_ms * 1e3, "{:.1f} us"),
-            "-" if r.p20_ms is None else f"{r.p20_ms * 1e3:.1f}-{r.p80_ms * 1e3:.1f} us",
-            fmt(r.sol_pct, "{:.1f}%"),
-            fmt(r.speedup, "{:.2f}x"),
-        )
+        cells = ["-" if r.rank is None else f"{r.rank}{'=' if r.tie else ''}", r.student]
+        cells += [r.device] * several + [verdict, f"{r.cases_passed}/{r.cases_total}"]
+        if timed:
+            cells += [
+                fmt(r.median_ms and r.median_ms * 1e3, "{:.1f} us"),
+                "-" if r.p20_ms is None else f"{r.p20_ms * 1e3:.1f}-{r.p80_ms * 1e3:.1f} us",
+                fmt(r.sol_pct, "{:.1f}%"),
+                fmt(r.speedup, "{:.2f}x"),
+            ]
+        table.add_row(*cells)
     if any(r.tie for r in rows):
         table.caption = '"=" marks a tie: medians within each other\'s p20-p80 spread'
     return table

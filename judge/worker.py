@@ -334,7 +334,13 @@ def main(argv: list[str]) -> int:
     worker = Worker(job_dir, cmd_fd, event_fd)
     if "parent" in worker.job:
         die_with_parent(worker.job["parent"])
-    worker.serve()
+    profile_dir = os.environ.get("TPUZZLE_PROFILE_DIR")  # for developers of the judge
+    if profile_dir:
+        import cProfile
+
+        cProfile.runctx("worker.serve()", globals(), locals(), f"{profile_dir}/worker.prof")
+    else:
+        worker.serve()
     return 0
 
 

@@ -96,3 +96,23 @@ def test_empty_leaderboard_says_how_to_get_ranked():
     one = render(report.leaderboard_table([], "vector_add"))
     assert "No ranked results yet for vector_add." in one
     assert "`tpuzzle run vector_add FILE` on a GPU" in one
+
+
+def test_class_tables_rank_ties_and_drop_timing_columns_when_nothing_was_timed():
+    from test_grading import graded
+
+    from judge import grading
+
+    timed = grading.class_table(
+        [
+            graded("ada", median=0.100),
+            graded("bob", median=0.101),
+            graded("cyd", verdict=report.Verdict.FAILED, reason="wrong-answer"),
+        ]
+    )
+    text = render(report.class_tables(timed))
+    assert "vector_add · 3 submission(s)" in text and "1=" in text and "100.0 us" in text
+    assert "failed (wrong-answer)" in text and "tie" in text
+    untimed = render(report.class_tables(grading.class_table([graded("ada")])))
+    assert "median" not in untimed and "not ranked" not in untimed
+    assert "No submissions graded." in render(report.class_tables({}))

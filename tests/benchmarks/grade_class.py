@@ -1,0 +1,81 @@
+"""Grading a class on the GPU, printed (not asserted): run on a CUDA machine with
+
+    python tests/benchmarks/grade_class.py [--students 40] [--gpus 0] [--gpus all] ...
+
+Builds a class of vector_add submissions, half of them correct (the shipped solutions) and half
+wrong or crashing (every known-wrong solution in turn: wrong answers, a sys.exit, a segfault, an
+illegal address, an endless loop, a kernel that never ends, ...), then times one
+`tpuzzle grade CLASS --gpus G` per --gpus value, each a new process with an empty results
+database, and prints the wall time per submission and the speed-up of each over the first.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+SOLUTIONS = ROOT / "puzzles" / "vector_add" / "solutions"
+
+
+def build_class(directory: Path, students: int) -> Counter:
+    """students / 2 correct submissions, the rest cycling through the known-wrong ones."""
+    correct = sorted((SOLUTIONS / "correct").glob("*.py"))
+    wrong = sorted((SOLUTIONS / "wrong").glob("*.py"))
+    kinds: Counter = Counter()
+    for i in range(students):
+        source = correct[i % len(correct)] if i % 2 == 0 else wrong[(i // 2) % len(wrong)]
+        student = directory / f"student{i:03d}"
+        student.mkdir(parents=True)
+        shutil.copy(source, student / "vector_add.py")
+        kinds[source.parent.name] += 1
+    return kinds
+
+
+def grade(directory: Path, gpus: str, timeout: float, out: Path) -> tuple[float, dict]:
+    env = dict(os.environ, PYTHONPATH=str(ROOT), TPUZZLE_DB=str(out / f"gpus-{gpus}.db"))
+    report = out / f"gpus-{gpus.replace(',', '_')}.json"
+    command = [sys.executable, "-m", "judge", "grade", str(directory), "--gpus", gpus]
+    command += ["--timeout", str(timeout), "--json", str(report)]
+    started = time.perf_counter()
+    done = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True)
+    wall = time.perf_counter() - started
+    if done.returncode != 0:
+        sys.exit(f"grade --gpus {gpus} failed ({done.returncode}):\n{done.stderr[-3000:]}")
+    return wall, json.loads(report.read_text())
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--students", type=int, default=40)
+    parser.add_argument("--gpus", action="append", default=None)
+    parser.add_argument("--timeout", type=float, default=10.0, help="seconds per phase")
+    parser.add_argument("--out", type=Path, default=None, help="keep the JSON reports here")
+    args = parser.parse_args()
+    work = Path(tempfile.mkdtemp(prefix="tpuzzle-class-"))
+    out = args.out or work
+    out.mkdir(parents=True, exist_ok=True)
+    kinds = build_class(work / "class", args.students)
+    print(f"class: {args.students} vector_add submissions ({dict(kinds)})", flush=True)
+    first = None
+    for gpus in args.gpus or ["0"]:
+        wall, document = grade(work / "class", gpus, args.timeout, out)
+        verdicts = Counter(e["report"]["verdict"] for e in document["entries"])
+        first = first or wall
+        print(
+            f"--gpus {gpus:5s} {wall:6.1f} s in all, {wall / args.students:5.2f} s per "
+            f"submission, {first / wall:4.2f}x the first; verdicts {dict(verdicts)}",
+            flush=True,
+        )
+
+
+if __name__ == "__main__":
+    main()

@@ -252,6 +252,12 @@ def referee():
         class RefereeMode(TorchDispatchMode):
             violation = ""
 
+            @classmethod
+            def _should_skip_dynamo(cls) -> bool:
+                # PyTorch would wrap __torch_dispatch__ to keep torch.compile out of it, which
+                # imports torch._dynamo (seconds) at the first call; nothing here compiles.
+                return False
+
             def __torch_dispatch__(self, func, types, args=(), kwargs=None):
                 name = func.__name__.split(".")[0]
                 if name not in ALLOWED_OPS:

@@ -96,17 +96,13 @@ def file_sha256(path: Path) -> str:
         return ""
 
 
-def record(
-    conn: sqlite3.Connection,
-    report: RunReport,
-    submitter: str,
-    context: str = "",
-    sha256: str | None = None,
-) -> int:
-    """Store one report; returns its row id. Committed before returning. `sha256` is the hash of
-    the judged file when the caller took it (else the file is hashed now)."""
+def row_of(
+    report: RunReport, submitter: str, context: str = "", sha256: str | None = None
+) -> dict[str, object]:
+    """The columns of one stored report. `sha256` is the hash of the judged file when the caller
+    took it (else the file is hashed now)."""
     t = report.timing[0] if report.timing else None
-    row = {
+    return {
         "created_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
         "submitter": submitter,
         "puzzle": report.puzzle,
@@ -129,12 +125,26 @@ def record(
         "report_json": json.dumps(report.to_dict()),
         "context": context,
     }
+
+
+def insert(conn: sqlite3.Connection, row: dict[str, object]) -> int:
     with conn:
         cur = conn.execute(
             f"INSERT INTO runs ({', '.join(row)}) VALUES ({', '.join('?' * len(row))})",
             tuple(row.values()),
         )
     return int(cur.lastrowid)
+
+
+def record(
+    conn: sqlite3.Connection,
+    report: RunReport,
+    submitter: str,
+    context: str = "",
+    sha256: str | None = None,
+) -> int:
+    """Store one report; returns its row id. Committed before returning."""
+    return insert(conn, row_of(report, submitter, context, sha256))
 
 
 def stored(

@@ -1,8 +1,8 @@
 """Judging many submissions: one lane per GPU, each starting its next worker while it judges.
 
 A lane judges one submission at a time, each in a fresh worker exactly as `tpuzzle run` does; while
-it judges one, the worker of its next submission is already importing PyTorch, so one start-up
-overlaps another's judging. Lanes pull from one queue, so a slow submission holds up its own lane
+it judges one, the workers of its next LOOKAHEAD submissions are already importing PyTorch, so
+start-ups overlap judging, even behind submissions that fail within a second. Lanes pull from one queue, so a slow submission holds up its own lane
 only. Reports come back as they finish, with their position in the batch.
 """
 
@@ -19,6 +19,8 @@ from judge import channel
 from judge.errors import JudgeError
 from judge.results import RunReport
 from judge.spec import PuzzleSpec
+
+LOOKAHEAD = 2  # workers a lane keeps starting ahead of the one it judges
 
 
 @dataclass(frozen=True)
@@ -104,14 +106,19 @@ class _Batch:
     def lane(self, device: int | None) -> None:
         options = replace(self.options, gpu=device)
         try:
-            current = self.take(device)
-            while current is not None:
-                upcoming = self.take(device)  # its worker starts while this one is judged
-                index, job, worker = current
+            ahead: deque = deque()
+            while True:
+                while len(ahead) <= LOOKAHEAD:  # their workers start while this one is judged
+                    upcoming = self.take(device)
+                    if upcoming is None:
+                        break
+                    ahead.append(upcoming)
+                if not ahead:
+                    return
+                index, job, worker = ahead.popleft()
                 report = self.judge(job.spec, job.path, options, worker)
                 self.forget(worker)
                 self.finished.put((index, report))
-                current = upcoming
         except BaseException as exc:  # noqa: BLE001 - handed to the consumer, which re-raises
             self.finished.put(exc)
 

@@ -366,8 +366,11 @@ class Session:
     # ---------------------------------------------------------------------------- helpers
 
     def case_command(self, case: Case, seed) -> dict:
-        key = "seeds" if isinstance(seed, list) else "seed"
-        return {"sizes": case.size_map, key: seed, "draw": case.draw}
+        """A command's sizes and input sets: seeds, and the sealed files of the drawn inputs."""
+        paths = [self.truth(replace(case, seed=s)).input_paths() for s in _listed(seed)]
+        if isinstance(seed, list):
+            return {"sizes": case.size_map, "seeds": seed, "draw": case.draw, "inputs": paths}
+        return {"sizes": case.size_map, "seed": seed, "draw": case.draw, "inputs": paths[0]}
 
     def bench_seeds(self, case: Case) -> list[int]:
         set_bytes = sum(
@@ -426,6 +429,10 @@ class Session:
             output=self.worker.output(),
             phases=dict(self.phases),
         )
+
+
+def _listed(seed) -> list:
+    return seed if isinstance(seed, list) else [seed]
 
 
 def file_digest(path: Path) -> str:

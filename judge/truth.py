@@ -6,11 +6,12 @@ dtype is a float; the worker's buffers are read back from its files and compared
 
 from __future__ import annotations
 
+import fcntl
 import os
+import weakref
 from collections import OrderedDict
 from typing import NamedTuple
 
-import numpy as np
 import torch
 
 from judge import inputs
@@ -23,24 +24,72 @@ def load_reference(spec: PuzzleSpec):
     return import_file(spec.directory / "reference.py", f"tpuzzle_reference_{spec.id}").reference
 
 
+class Sealed:
+    """A read-only copy of a tensor's bytes that another process can map: a Linux memfd sealed
+    against every write, shrink and growth, readable by the worker at `path`. The worker maps
+    the inputs the parent drew instead of drawing them again, and cannot change them for anyone.
+    The file closes when this object is collected."""
+
+    def __init__(self, tensor: torch.Tensor):
+        fd = os.memfd_create("tpuzzle-input", os.MFD_ALLOW_SEALING | os.MFD_CLOEXEC)
+        self._closer = weakref.finalize(self, os.close, fd)
+        raw = tensor.contiguous().view(-1).view(torch.uint8).numpy()
+        with open(fd, "wb", closefd=False) as f:
+            f.write(memoryview(raw))
+        fcntl.fcntl(fd, fcntl.F_ADD_SEALS, SEALS)
+        self.path = f"/proc/{os.getpid()}/fd/{fd}"
+        self.nbytes = raw.nbytes
+
+    def tensor(self, dtype: torch.dtype) -> torch.Tensor:
+        """The sealed bytes, mapped (copy-on-write, so nothing reaches the file)."""
+        if self.nbytes == 0:
+            return torch.empty(0, dtype=dtype)
+        return torch.from_file(self.path, shared=False, size=self.nbytes, dtype=torch.uint8).view(
+            dtype
+        )
+
+
+SEALS = (
+    getattr(fcntl, "F_SEAL_WRITE", 0)
+    | getattr(fcntl, "F_SEAL_SHRINK", 0)
+    | getattr(fcntl, "F_SEAL_GROW", 0)
+    | getattr(fcntl, "F_SEAL_SEAL", 0)
+)
+CAN_SEAL = hasattr(os, "memfd_create") and hasattr(fcntl, "F_ADD_SEALS")
+
+
+def sealed(initial: dict[str, torch.Tensor]) -> tuple[dict[str, torch.Tensor], dict[str, Sealed]]:
+    """The drawn inputs moved into sealed files (mapped back, so memory is not doubled), with
+    the files; unchanged and no files where the platform cannot seal."""
+    if not CAN_SEAL:
+        return initial, {}
+    files = {name: Sealed(t) for name, t in initial.items()}
+    return {name: files[name].tensor(t.dtype) for name, t in initial.items()}, files
+
+
 class Truth(NamedTuple):
     """What a case's buffers must hold: inputs as drawn, outputs as the reference computed."""
 
     initial: dict[str, torch.Tensor]  # every drawn buffer (in and inout), native dtype
     outputs: dict[str, torch.Tensor]  # every out and inout buffer, float64 where a float
+    files: dict[str, Sealed]  # the drawn buffers, sealed for the worker (empty where unsupported)
+
+    def input_paths(self) -> dict[str, str]:
+        return {name: f.path for name, f in self.files.items()}
 
 
 def reference_truth(spec: PuzzleSpec, reference, case: Case) -> Truth:
     """Reference outputs from pristine inputs, in float64 where the dtype is a float."""
     sizes = case.size_map
-    initial = inputs.pristine(spec, sizes, case.seed, case.draw)
+    initial, files = sealed(inputs.pristine(spec, sizes, case.seed, case.draw))
     tensors = {}
     for lay in inputs.layouts(spec, sizes):
         wide = torch.float64 if lay.arg.dtype in FLOAT_DTYPES else inputs.torch_dtype(lay.arg.dtype)
         start = initial.get(lay.arg.name)
-        tensors[lay.arg.name] = torch.zeros(lay.n, dtype=wide) if start is None else start.to(wide)
+        tensors[lay.arg.name] = torch.zeros(lay.n, dtype=wide) if start is None else start.to(wide, copy=True)
     reference(*inputs.call_args(spec, sizes, tensors))
-    return Truth(initial, {a.name: tensors[a.name] for a in spec.buffers if a.role != "in"})
+    outputs = {a.name: tensors[a.name] for a in spec.buffers if a.role != "in"}
+    return Truth(initial, outputs, files)
 
 
 class TruthCache:
@@ -91,8 +140,11 @@ CACHE = TruthCache(int(float(os.environ.get("TPUZZLE_TRUTH_CACHE_MB", "4096")) *
 
 
 def read_buffer(path: str, dtype: str, total: int) -> torch.Tensor:
-    raw = np.fromfile(path, dtype=np.uint8)
-    tensor = torch.from_numpy(raw).view(inputs.torch_dtype(dtype))
-    if tensor.numel() != total:
-        raise ValueError(f"{path}: expected {total} elements, found {tensor.numel()}")
-    return tensor
+    """A buffer the worker wrote, mapped rather than copied (its file is in memory, usually):
+    private, so nothing done to the tensor reaches the file."""
+    element = inputs.torch_dtype(dtype).itemsize
+    size = os.stat(path).st_size
+    if size != total * element:
+        raise ValueError(f"{path}: expected {total} elements, found {size / element:g}")
+    raw = torch.from_file(path, shared=False, size=size, dtype=torch.uint8)
+    return raw.view(inputs.torch_dtype(dtype))

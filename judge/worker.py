@@ -24,6 +24,7 @@ from pathlib import Path
 import torch
 
 from judge import bench, inputs
+from judge.tuning import TuningPolicy
 from judge.loader import LoadError, describe, import_file, load_solve
 from judge.spec import load_spec
 
@@ -81,6 +82,7 @@ class Worker:
         self.device = "cpu" if self.interpret else "cuda"
         self.solve = None
         self.reference = None
+        self.tuning = TuningPolicy()
 
     # -------------------------------------------------------------------- protocol
 
@@ -132,7 +134,7 @@ class Worker:
         if self.reference is None:
             module = import_file(self.spec.directory / "reference.py", "reference")
             self.reference = module.reference
-        sets = [self.build(cmd["sizes"], seed, cmd.get("draw", ""))[2] for seed in cmd["seeds"]]
+        sets = [self.build(cmd, seed, paths)[2] for seed, paths in input_sets(cmd)]
         calls = itertools.cycle(sets)
         times = bench.time_calls(lambda: self.reference(*next(calls)))
         self.send("reference_timed", value=times)
@@ -140,20 +142,24 @@ class Worker:
     # -------------------------------------------------------------------- the submission
 
     def op_load(self, cmd: dict) -> None:
-        if self.interpret:
-            patch_autotuner_for_interpreter()
+        self.tuning.install(self.interpret)
         self.solve = load_solve(self.job["submission"], len(self.spec.args), self.spec.signature)
         self.send("loaded")
 
     def op_case(self, cmd: dict) -> None:
+        self.tuning.quick = True  # nothing here is timed
+        [(seed, paths)] = input_sets(cmd)
         if self.in_place and not self.interpret:
-            self.warm_up(cmd["sizes"], cmd["seed"], cmd.get("draw", ""))
-        fulls, _, pointer_args = self.prepare(cmd["sizes"], cmd["seed"], cmd.get("draw", ""))
+            self.warm_up(cmd, seed, paths)
+        fulls, _, pointer_args = self.prepare(cmd, seed, paths)
         self.call(pointer_args)
+        self.tuning.after_quick_calls()
         self.send("case_done", files=self.dump(fulls, cmd["tag"]))
 
     def op_bench(self, cmd: dict) -> None:
-        prepared = [self.prepare(cmd["sizes"], s, cmd.get("draw", "")) for s in cmd["seeds"]]
+        self.tuning.forget_quick_choices()
+        self.tuning.quick = False
+        prepared = [self.prepare(cmd, seed, paths) for seed, paths in input_sets(cmd)]
         for _, _, args in prepared:  # first calls: compile and autotune, never timed
             self.call(args)
         calls = itertools.cycle([args for _, _, args in prepared])
@@ -181,30 +187,43 @@ class Worker:
     def in_place(self) -> bool:
         return any(a.role == "inout" for a in self.spec.args)
 
-    def warm_up(self, sizes: dict, seed: int, draw: str) -> None:
+    def warm_up(self, cmd: dict, seed: int, paths: dict) -> None:
         """One untimed, unchecked call on a throwaway copy before an in-place case.
 
         solve() sees only addresses, so @triton.autotune cannot restore an in-place buffer
         between the configurations it tries; tuning on a throwaway copy first means the judged
         call runs each kernel exactly once.
         """
-        _, _, pointer_args = self.prepare(sizes, seed, draw)
+        _, _, pointer_args = self.prepare(cmd, seed, paths)
         self.call(pointer_args)
 
     # -------------------------------------------------------------------- buffers
 
-    def build(self, sizes: dict, seed: int, draw: str):
+    def build(self, cmd: dict, seed: int, paths: dict):
         """Guarded buffers for one input set: (full allocations, drawn inputs, reference args)."""
-        initial = inputs.pristine(self.spec, sizes, seed, draw)
+        sizes = cmd["sizes"]
+        initial = self.drawn(sizes, seed, cmd.get("draw", ""), paths)
         fulls, views = {}, {}
         for lay in inputs.layouts(self.spec, sizes):
             fulls[lay.arg.name] = inputs.guarded(lay, initial.get(lay.arg.name), self.device)
             views[lay.arg.name] = inputs.data_view(fulls[lay.arg.name], lay)
         return fulls, initial, inputs.call_args(self.spec, sizes, views)
 
-    def prepare(self, sizes: dict, seed: int, draw: str):
+    def drawn(self, sizes: dict, seed: int, draw: str, paths: dict) -> dict:
+        """The input set's initial values: mapped from the parent's sealed files when it sent
+        them (the same values, drawn once per batch), else drawn here from the seed."""
+        try:
+            return {
+                lay.arg.name: mapped(paths[lay.arg.name], lay.arg.dtype, lay.n)
+                for lay in inputs.layouts(self.spec, sizes)
+                if lay.arg.role != "out"
+            }
+        except (KeyError, OSError, RuntimeError, ValueError):
+            return inputs.pristine(self.spec, sizes, seed, draw)
+
+    def prepare(self, cmd: dict, seed: int, paths: dict):
         """(full allocations, drawn inputs, solve() args with raw addresses) for one input set."""
-        fulls, initial, tensor_args = self.build(sizes, seed, draw)
+        fulls, initial, tensor_args = self.build(cmd, seed, paths)
         pointers = [a.data_ptr() if hasattr(a, "data_ptr") else a for a in tensor_args]
         self.sync()
         return fulls, initial, pointers
@@ -220,7 +239,11 @@ class Worker:
         files = {}
         for name, full in fulls.items():
             path = self.dir / f"{tag}_{name}.bin"
-            full.view(-1).view(torch.uint8).cpu().numpy().tofile(path)
+            raw = full.view(-1).view(torch.uint8)
+            with open(path, "wb") as f:
+                f.truncate(raw.numel())
+            # straight from the device into the file's pages (in memory, usually), no host copy
+            torch.from_file(str(path), shared=True, size=raw.numel(), dtype=torch.uint8).copy_(raw)
             files[name] = str(path)
         return files
 
@@ -235,6 +258,24 @@ class Worker:
     def sync(self) -> None:
         if not self.interpret:
             torch.cuda.synchronize()
+
+
+def input_sets(cmd: dict) -> list[tuple[int, dict]]:
+    """(seed, the parent's sealed input files) of each input set of a command."""
+    if "seeds" in cmd:
+        return list(zip(cmd["seeds"], cmd.get("inputs") or [{}] * len(cmd["seeds"]), strict=True))
+    return [(cmd["seed"], cmd.get("inputs") or {})]
+
+
+def mapped(path: str, dtype: str, n: int) -> torch.Tensor:
+    """n elements mapped copy-on-write from a sealed file of the parent."""
+    element = inputs.torch_dtype(dtype).itemsize
+    if os.stat(path).st_size != n * element:
+        raise ValueError(f"{path}: not {n} elements of {dtype}")
+    if n == 0:
+        return torch.empty(0, dtype=inputs.torch_dtype(dtype))
+    raw = torch.from_file(path, shared=False, size=n * element, dtype=torch.uint8)
+    return raw.view(inputs.torch_dtype(dtype))
 
 
 _MODE_CLASS = None
@@ -270,16 +311,6 @@ def referee():
 
         _MODE_CLASS = RefereeMode
     return _MODE_CLASS()
-
-
-def patch_autotuner_for_interpreter() -> None:
-    """Triton's autotuner benchmarks configs through a GPU driver, which the interpreter lacks.
-
-    In interpreter mode every config is given the same time, so the first config is used.
-    """
-    from triton.runtime import autotuner
-
-    autotuner.Autotuner._bench = lambda self, *args, **kwargs: [0.0, 0.0, 0.0]
 
 
 def classify(exc: BaseException) -> tuple[str, str]:

@@ -63,20 +63,25 @@ def test_every_job_is_judged_once_by_a_lane_of_its_own_device(vector_add):
     assert launched == judged and set(judged.values()) == {0, 1}
 
 
-def test_the_next_worker_starts_before_the_current_job_is_judged(vector_add):
+def test_the_next_workers_start_before_the_current_job_is_judged(vector_add, monkeypatch):
+    monkeypatch.setattr(batch, "LOOKAHEAD", 2)
     fake = Recorder()
     list(
         batch.judge_each(
-            jobs(vector_add, 3), runner.RunOptions(interpret=True), [None], fake.launch, fake.judge
+            jobs(vector_add, 5), runner.RunOptions(interpret=True), [None], fake.launch, fake.judge
         )
     )
     assert [(kind, name) for kind, name, _ in fake.events] == [
         ("launch", "s0.py"),
         ("launch", "s1.py"),
-        ("judged", "s0.py"),
         ("launch", "s2.py"),
+        ("judged", "s0.py"),
+        ("launch", "s3.py"),
         ("judged", "s1.py"),
+        ("launch", "s4.py"),
         ("judged", "s2.py"),
+        ("judged", "s3.py"),
+        ("judged", "s4.py"),
     ]
 
 

@@ -245,3 +245,21 @@ def test_a_sweep_times_every_distinct_test_size_after_the_benchmarks(vector_add)
     assert sizes[0] == 25_000_000 and sizes[1:] == sorted(sizes[1:])
     assert len(sizes) == len(set(sizes)) == 1 + len({c.sizes for c in vector_add.tests})
     assert all(c.draw == "" for c in sweep.bench_cases)
+
+
+def test_the_worker_runs_on_the_inputs_the_parent_drew(vector_add, write_submission, monkeypatch):
+    """The parent's draw is shifted here (in this process only): the case passes only if the
+    worker maps the parent's sealed inputs instead of drawing its own from the seed."""
+    from judge import inputs, truth
+
+    if not truth.CAN_SEAL:
+        pytest.skip("needs Linux memfd sealing")
+    draw = inputs.pristine
+
+    def shifted(*args, **kwargs):
+        return {name: t + 1.5 for name, t in draw(*args, **kwargs).items()}
+
+    monkeypatch.setattr(inputs, "pristine", shifted)
+    case = (Case(name="N=300 shifted", sizes=(("N", 300),), seed=918_273),)
+    report = judge(vector_add, write_submission(CORRECT.replace("{body}", "pass")), cases=case)
+    assert report.verdict == Verdict.PASSED, report.message

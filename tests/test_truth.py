@@ -1,3 +1,7 @@
+import ast
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 import torch
@@ -38,3 +42,32 @@ def test_truth_cache_serves_a_case_once_and_keeps_within_its_budget(vector_add):
     tight.get(vector_add, reference, other)  # pushes the first out
     assert len(tight.entries) == 1 and tight.used == truth.truth_bytes(a)
     assert tight.get(vector_add, reference, small) is not a
+
+
+@pytest.mark.skipif(not truth.CAN_SEAL, reason="needs Linux memfd sealing")
+def test_drawn_inputs_are_sealed_for_the_worker_and_no_process_can_change_them(vector_add):
+    case = Case(name="N=7", sizes=(("N", 7),), seed=5)
+    result = truth.reference_truth(vector_add, truth.load_reference(vector_add), case)
+    paths = result.input_paths()
+    assert set(paths) == {"a_ptr", "b_ptr"}
+    drawn = inputs.pristine(vector_add, {"N": 7}, 5)
+    script = (
+        "import sys, torch\n"
+        "from judge import worker\n"
+        "path = sys.argv[1]\n"
+        "print(worker.mapped(path, 'float32', 7).tolist())\n"
+        "try:\n"
+        "    with open(path, 'r+b') as f:\n"
+        "        f.write(b'\\0' * 28)\n"
+        "    print('written')\n"
+        "except OSError:\n"
+        "    print('refused')\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script, paths["a_ptr"]], capture_output=True, text=True, check=True
+    )
+    values, verdict = done.stdout.splitlines()
+    assert ast.literal_eval(values) == drawn["a_ptr"].tolist() and verdict == "refused"
+    assert torch.equal(result.initial["a_ptr"], drawn["a_ptr"])
+    result.initial["a_ptr"][0] = 1e9  # the parent's own mapping is private, too
+    assert torch.equal(truth.Sealed(drawn["a_ptr"]).tensor(torch.float32), drawn["a_ptr"])

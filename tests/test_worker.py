@@ -47,24 +47,6 @@ def test_classify_triton_compile_errors():
     assert worker.classify(InterpreterError("bad arange"))[0] == "compile-error"
 
 
-def test_interpreter_autotune_picks_the_first_config():
-    import triton
-    import triton.language as tl
-
-    worker.patch_autotuner_for_interpreter()
-
-    @triton.autotune(configs=[triton.Config({"B": 32}), triton.Config({"B": 64})], key=["n"])
-    @triton.jit
-    def fill(x_ptr, n, B: tl.constexpr):
-        x_ptr = x_ptr.to(tl.pointer_type(tl.float32))
-        offs = tl.program_id(0) * B + tl.arange(0, B)
-        tl.store(x_ptr + offs, B * 1.0, mask=offs < n)
-
-    x = torch.zeros(100)
-    fill[lambda meta: (triton.cdiv(100, meta["B"]),)](x.data_ptr(), 100)
-    assert bool((x == 32.0).all())
-
-
 def test_a_busy_worker_dies_with_its_judge_even_on_sigkill(vector_add, puzzles_root, tmp_path):
     """A worker stuck in a submission's endless loop reads no command, so only the kernel's
     parent-death signal can end it when the judge is killed."""
@@ -96,3 +78,20 @@ def test_a_busy_worker_dies_with_its_judge_even_on_sigkill(vector_add, puzzles_r
         time.sleep(0.1)
     os.killpg(worker_pid, signal.SIGKILL)
     pytest.fail("the worker outlived its judge")
+
+
+def test_input_sets_pair_each_seed_with_its_sealed_files():
+    assert worker.input_sets({"seed": 3, "inputs": {"a": "/p"}}) == [(3, {"a": "/p"})]
+    assert worker.input_sets({"seed": 3}) == [(3, {})]
+    assert worker.input_sets({"seeds": [1, 2], "inputs": [{"a": "x"}, {"a": "y"}]}) == [
+        (1, {"a": "x"}),
+        (2, {"a": "y"}),
+    ]
+
+
+def test_mapped_refuses_a_file_of_the_wrong_length(tmp_path):
+    path = tmp_path / "a.bin"
+    path.write_bytes(bytes(12))
+    assert worker.mapped(str(path), "float32", 3).tolist() == [0.0, 0.0, 0.0]
+    with pytest.raises(ValueError, match="not 4 elements"):
+        worker.mapped(str(path), "float32", 4)

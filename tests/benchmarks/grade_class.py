@@ -32,7 +32,7 @@ def build_class(directory: Path, students: int) -> Counter:
     wrong = sorted((SOLUTIONS / "wrong").glob("*.py"))
     kinds: Counter = Counter()
     for i in range(students):
-        source = correct[i % len(correct)] if i % 2 == 0 else wrong[(i // 2) % len(wrong)]
+        source = correct[(i // 2) % len(correct)] if i % 2 == 0 else wrong[(i // 2) % len(wrong)]
         student = directory / f"student{i:03d}"
         student.mkdir(parents=True)
         shutil.copy(source, student / "vector_add.py")

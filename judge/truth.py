@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import fcntl
 import os
+import threading
 import weakref
 from collections import OrderedDict
 from typing import NamedTuple
@@ -97,28 +98,52 @@ class TruthCache:
     submissions of the same puzzle), least recently used first out, within a byte budget.
 
     The key holds the puzzle's files' modification times, so an edited spec or reference is never
-    served from the cache. Truths are only read after they are made.
+    served from the cache. Truths are only read after they are made. Lanes of a batch share the
+    cache from their threads: a truth wanted by two lanes at once is computed once, by the first.
     """
 
     def __init__(self, budget_bytes: int):
         self.budget = budget_bytes
         self.entries: OrderedDict[tuple, tuple[Truth, int]] = OrderedDict()
         self.used = 0
+        self.lock = threading.Lock()  # guards entries and used
+        self.making: dict[tuple, threading.Lock] = {}  # one lock per truth being computed
 
     def get(self, spec: PuzzleSpec, reference, case: Case) -> Truth:
         key = (str(spec.directory), puzzle_stamp(spec), case.sizes, case.seed, case.draw)
-        if key in self.entries:
-            self.entries.move_to_end(key)
-            return self.entries[key][0]
-        truth = reference_truth(spec, reference, case)
-        size = truth_bytes(truth)
-        if size <= self.budget:
-            self.entries[key] = (truth, size)
-            self.used += size
-            while self.used > self.budget:
-                _, (_, dropped) = self.entries.popitem(last=False)
-                self.used -= dropped
+        with self.lock:
+            found = self._lookup(key)
+            if found is not None:
+                return found
+            making = self.making.setdefault(key, threading.Lock())
+        with making:
+            with self.lock:
+                found = self._lookup(key)  # made by another lane while this one waited
+            if found is not None:
+                return found
+            truth = reference_truth(spec, reference, case)
+            with self.lock:
+                self._keep(key, truth)
+                self.making.pop(key, None)
         return truth
+
+    def _lookup(self, key: tuple) -> Truth | None:
+        if key not in self.entries:
+            return None
+        self.entries.move_to_end(key)
+        return self.entries[key][0]
+
+    def _keep(self, key: tuple, truth: Truth) -> None:
+        size = truth_bytes(truth)
+        if size > self.budget:
+            return
+        if key in self.entries:
+            self.used -= self.entries.pop(key)[1]
+        self.entries[key] = (truth, size)
+        self.used += size
+        while self.used > self.budget:
+            _, (_, dropped) = self.entries.popitem(last=False)
+            self.used -= dropped
 
 
 def puzzle_stamp(spec: PuzzleSpec) -> tuple[int, ...]:

@@ -1,6 +1,8 @@
 import ast
 import subprocess
 import sys
+import threading
+import time
 
 import numpy as np
 import pytest
@@ -71,3 +73,28 @@ def test_drawn_inputs_are_sealed_for_the_worker_and_no_process_can_change_them(v
     assert torch.equal(result.initial["a_ptr"], drawn["a_ptr"])
     result.initial["a_ptr"][0] = 1e9  # the parent's own mapping is private, too
     assert torch.equal(truth.Sealed(drawn["a_ptr"]).tensor(torch.float32), drawn["a_ptr"])
+
+
+def test_lanes_wanting_one_truth_at_once_compute_it_once_and_count_it_once(vector_add):
+    reference = truth.load_reference(vector_add)
+    calls = []
+
+    def slow_reference(*args):
+        calls.append(1)
+        time.sleep(0.2)  # both lanes arrive while the first computes
+        return reference(*args)
+
+    case = Case(name="N=100", sizes=(("N", 100),), seed=77)
+    cache = truth.TruthCache(budget_bytes=10**9)
+    results = []
+    lanes = [
+        threading.Thread(target=lambda: results.append(cache.get(vector_add, slow_reference, case)))
+        for _ in range(4)
+    ]
+    for lane in lanes:
+        lane.start()
+    for lane in lanes:
+        lane.join()
+    assert len(calls) == 1 and len(results) == 4
+    assert all(r is results[0] for r in results)
+    assert cache.used == truth.truth_bytes(results[0]) and len(cache.entries) == 1

@@ -34,9 +34,9 @@ def check_output(
 ) -> BufferCheck:
     """An output (or in-place) buffer against the reference, with its guard bands.
 
-    An element is right when `err <= atol + rtol * |expected|` (written so that a NaN never
-    passes by accident), or when it equals the reference, infinities included; a NaN is right
-    only where the reference is NaN too.
+    An element is right when `err <= atol + rtol * |expected|` with a finite reference (written
+    so that a NaN never passes by accident), or when it equals the reference, infinities
+    included; a NaN is right only where the reference is NaN too.
 
     One float64 pass over the whole buffer; NaN, Inf and equality rules are applied only to the
     elements outside the tolerance, which are few when the answer is nearly right.
@@ -45,6 +45,7 @@ def check_output(
     got, exp = data.double(), expected.double()
     err = (got - exp).abs_()
     ok = err <= exp.abs().mul_(tol.rtol).add_(tol.atol)
+    ok &= exp.isfinite()  # an infinite reference is met only by itself (rtol * inf bounds nothing)
     bad = (~ok).nonzero().flatten()
     g, e = got[bad], exp[bad]
     rescued = (g == e) | (g.isnan() & e.isnan())

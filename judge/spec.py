@@ -137,7 +137,7 @@ _BINOPS = {
     ast.FloorDiv: operator.floordiv,
     ast.Div: operator.truediv,
     ast.Mod: operator.mod,
-    ast.Pow: operator.pow,
+    ast.Pow: lambda a, b: _power(a, b),
 }
 _COMPARE = {
     ast.Lt: operator.lt,
@@ -150,15 +150,31 @@ _COMPARE = {
 _FUNCS = {"min": min, "max": max, "cdiv": lambda a, b: -(-a // b), "sqrt": math.sqrt}
 
 
+MAX_EXPRESSION = 200  # characters: sizes and formulas are short
+
+
 def evaluate(expr: str | int | float, env: dict[str, float]) -> float:
-    """Value of an arithmetic expression over named sizes; raises ValueError when it is not one."""
+    """Value of an arithmetic expression over named sizes; raises ValueError when it is not one
+    (bad syntax, an unknown name, a division by zero, a number too large)."""
     if isinstance(expr, (int, float)):
         return expr
+    text = str(expr)
+    if len(text) > MAX_EXPRESSION:
+        raise ValueError(f"expression longer than {MAX_EXPRESSION} characters")
     try:
-        tree = ast.parse(str(expr), mode="eval")
-    except SyntaxError as exc:
+        tree = ast.parse(text, mode="eval")
+    except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:
         raise ValueError(f"not an expression: {expr!r}") from exc
-    return _eval_node(tree.body, env)
+    try:
+        return _eval_node(tree.body, env)
+    except (ArithmeticError, TypeError, RecursionError) as exc:
+        raise ValueError(f"{expr!r} cannot be computed: {exc}") from exc
+
+
+def _power(base: float, exponent: float) -> float:
+    if abs(exponent) > 64 or abs(base) > 2**64:
+        raise ValueError("a power too large for a size")
+    return base**exponent
 
 
 def _eval_node(node: ast.AST, env: dict[str, float]) -> float:
@@ -242,6 +258,8 @@ def load_spec(path: str | Path) -> PuzzleSpec:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
         raise SpecError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    except UnicodeDecodeError as exc:
+        raise SpecError(f"{path}: not UTF-8 text (byte {exc.start})") from None
     try:
         data = yaml.safe_load(text)
     except yaml.YAMLError as exc:
@@ -249,12 +267,22 @@ def load_spec(path: str | Path) -> PuzzleSpec:
         where = f"line {mark.line + 1}" if mark else "(syntax)"
         problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
         raise SpecError(f"{path}: {where}: YAML syntax error: {problem}") from None
-    return _build_spec(_Reader(path, data), path.parent)
+    try:
+        return _build_spec(_Reader(path, data), path.parent)
+    except SpecError:
+        raise
+    except Exception as exc:  # a shape of YAML the checks above did not foresee
+        first = (str(exc).splitlines() or [""])[0]
+        raise SpecError(f"{path}: cannot be loaded: {type(exc).__name__}: {first}") from None
 
 
 def _build_spec(r: _Reader, directory: Path) -> PuzzleSpec:
     raw_args = r.get("args", list)
-    sizes = {a.get("name") for a in raw_args if isinstance(a, dict) and a.get("role") == "size"}
+    sizes = {
+        a.get("name")
+        for a in raw_args
+        if isinstance(a, dict) and isinstance(a.get("name"), str) and a.get("role") == "size"
+    }
     args = tuple(_build_arg(r.child(f"args[{i}]", a), sizes) for i, a in enumerate(raw_args))
     _check_args(r, args)
     limits = _build_limits(r, args)
@@ -273,7 +301,7 @@ def _build_spec(r: _Reader, directory: Path) -> PuzzleSpec:
         tests=_build_cases(r, "tests", args, limits, constraints),
         benchmarks=_build_cases(r, "benchmarks", args, limits, constraints),
         speed_of_light=_build_sol(r.child("speed_of_light", r.get("speed_of_light", dict)), sizes),
-        timeout_s=r.get("timeout_s", float, 60.0),
+        timeout_s=_positive(r, "timeout_s", 60.0),
         directory=directory,
     )
     if spec.id != directory.name:
@@ -281,6 +309,13 @@ def _build_spec(r: _Reader, directory: Path) -> PuzzleSpec:
     if not spec.tests:
         r.fail("at least one test case is needed", "tests")
     return spec
+
+
+def _positive(r: _Reader, key: str, default: float) -> float:
+    value = r.get(key, float, default)
+    if not (math.isfinite(value) and value > 0):
+        r.fail(f"expected a positive number of seconds, got {value}", key)
+    return value
 
 
 def _build_arg(r: _Reader, sizes: set[str]) -> Arg:
@@ -356,8 +391,9 @@ def _build_tolerance(r: _Reader, sizes: set[str]) -> Tolerance:
         note=r.get("note", str, ""),
     )
     for key in ("atol", "rtol"):
-        if evaluate(getattr(tol, key), dict.fromkeys(sizes, 1)) < 0:
-            r.fail("tolerances must be non-negative", key)
+        value = evaluate(getattr(tol, key), dict.fromkeys(sizes, 1))
+        if not (math.isfinite(value) and value >= 0):
+            r.fail("tolerances must be finite and non-negative", key)
     return tol
 
 
@@ -396,7 +432,7 @@ def _build_cases(
             sizes.fail(f"breaks the constraint {broken!r}")
         extra = set(sizes.data) - {n for n, _, _ in limits}
         if extra:
-            sizes.fail(f"unknown size {sorted(extra)[0]!r}")
+            sizes.fail(f"unknown size {sorted(map(str, extra))[0]!r}")
         label = c.get("name", str, " ".join(f"{n}={v}" for n, v in values))
         draw = c.get("draw", str, "")
         if draw not in ("", "mixed"):

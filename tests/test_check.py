@@ -105,3 +105,11 @@ def _dummy(n, prefix):
     from judge.results import BufferCheck
 
     return BufferCheck(name="c_ptr", ok=False, total=n, written_prefix=prefix)
+
+
+def test_an_infinite_reference_is_met_only_by_the_same_infinity():
+    lay, full = buffer(3)
+    inputs.data_view(full, lay).copy_(torch.tensor([0.0, float("inf"), 3.4e38]))
+    exp = torch.tensor([float("inf")] * 3, dtype=torch.float64)
+    result = check.check_output(lay, full, exp, Tolerance(atol=0.0, rtol=1e-6), was_output=True)
+    assert [m.index for m in result.first] == [0, 2]

@@ -7,6 +7,7 @@ device; the arithmetic (`summarize`, `throughput`, `consistent`) is pure and run
 from __future__ import annotations
 
 import json
+import math
 import os
 import statistics
 import tempfile
@@ -172,6 +173,23 @@ def peak(spec: PuzzleSpec, calibration: dict | None) -> float | None:
     if spec.speed_of_light.peak == "copy_bandwidth":
         return calibration.get("copy_gbps")
     return (calibration.get("peaks_tflops") or {}).get(spec.speed_of_light.peak)
+
+
+def plausible_event(event: dict) -> bool:
+    """A benchmark's answer has the shape the worker sends: positive finite times, and the
+    cross-check's three durations."""
+
+    def number(x) -> bool:
+        return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
+
+    times, xc = event.get("times"), event.get("cross_check")
+    return (
+        isinstance(times, list)
+        and bool(times)
+        and all(number(t) and t > 0 for t in times)
+        and isinstance(xc, dict)
+        and all(number(xc.get(k)) for k in ("wall_ms", "baseline_ms", "event_ms"))
+    )
 
 
 def consistent(check: dict[str, float]) -> bool:

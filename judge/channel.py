@@ -126,7 +126,10 @@ class WorkerProcess:
         """The next event, which must be `name`; raises a WorkerFailure otherwise."""
         event = self.next_event(timeout, phase)
         if event["event"] in ("error", "rejected"):
-            raise WorkerReported(event["event"], event["kind"], event["message"])
+            kind, message = event.get("kind"), event.get("message")
+            if not (isinstance(kind, str) and isinstance(message, str)):
+                raise WorkerReported("error", "protocol", f"garbled message while {phase}")
+            raise WorkerReported(event["event"], kind, message)
         if event["event"] != name:
             raise WorkerReported(
                 "error", "protocol", f"unexpected {event['event']!r} while {phase}"
@@ -155,9 +158,12 @@ class WorkerProcess:
             self.pending += chunk
         line, self.pending = self.pending.split(b"\n", 1)
         try:
-            return json.loads(line)
+            event = json.loads(line)
         except ValueError:
-            raise WorkerReported("error", "protocol", f"garbled message while {phase}") from None
+            event = None
+        if not (isinstance(event, dict) and isinstance(event.get("event"), str)):
+            raise WorkerReported("error", "protocol", f"garbled message while {phase}")
+        return event
 
     def died(self, phase: str) -> WorkerDied:
         try:
@@ -251,9 +257,17 @@ def job_root() -> str | None:
     return None
 
 
+WORKER_VISIBLE = {"TPUZZLE_PROFILE_DIR"}
+
+
 def worker_env(job_dir: Path, interpret: bool, gpu: int | None) -> dict[str, str]:
-    """The worker's environment: ours, less the secret seed, with its own Triton cache."""
-    env = {k: v for k, v in os.environ.items() if k not in (SECRET_ENV, SECRET_FILE_ENV)}
+    """The worker's environment: ours, less tpuzzle's own settings (the secret seed, the results
+    database), with its own Triton cache."""
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith("TPUZZLE_") or k in WORKER_VISIBLE  # no database, cache or secret
+    }
     package_root = str(Path(__file__).resolve().parent.parent)
     env["PYTHONPATH"] = os.pathsep.join(p for p in (package_root, env.get("PYTHONPATH")) if p)
     env["PYTHONUNBUFFERED"] = "1"

@@ -17,7 +17,14 @@ from pathlib import Path
 import torch
 
 from judge import bench, channel, check, inputs
-from judge.channel import SECRET_ENV, SECRET_FILE_ENV, WorkerFailure, WorkerProcess, launch
+from judge.channel import (
+    SECRET_ENV,
+    SECRET_FILE_ENV,
+    WorkerFailure,
+    WorkerProcess,
+    WorkerReported,
+    launch,
+)
 from judge.results import CaseResult, EnvInfo, RunReport, Timing, Verdict
 from judge.spec import Case, PuzzleSpec
 from judge.truth import CACHE as truth_cache
@@ -136,7 +143,7 @@ class Session:
             truths = [self.truth(c) for c in self.cases]
             if not self.interpret and self.options.timing:
                 for case in self.bench_cases:  # for the re-check of the timed calls
-                    for seed in self.bench_seeds(case):
+                    for seed in self.bench_seeds(case) + self.recheck_seeds(case):
                         self.truth(replace(case, seed=seed))
         try:
             with self.phase("startup"):
@@ -234,7 +241,11 @@ class Session:
             except WorkerFailure as exc:
                 results.append(self.case_result(case, "error", message=exc.message))
                 return results, exc
-            results.append(self.check_case(case, truth, event["files"]))
+            try:
+                results.append(self.check_case(case, truth, self.buffer_files(f"case{i}")))
+            except WorkerFailure as exc:
+                results.append(self.case_result(case, "error", message=exc.message))
+                return results, exc
         return results, None
 
     def send_case(self, i: int) -> None:
@@ -251,7 +262,7 @@ class Session:
             return self.report(Verdict.PASSED, "ok", "every case passed", results, [])
         for case, ref_times in zip(self.bench_cases, reference_times, strict=True):
             seeds = self.bench_seeds(case)
-            cmd = {"op": "bench", "tag": f"bench{len(timings)}", **self.case_command(case, seeds)}
+            cmd = {"op": "bench", "tag": f"bench{len(timings)}", **self.bench_command(case)}
             started = time.monotonic()
             try:
                 event = self.worker.expect_ok(
@@ -260,7 +271,7 @@ class Session:
             except WorkerFailure as exc:
                 return self.report(Verdict(exc.verdict), exc.kind, exc.message, results, timings)
             wall_ms = (time.monotonic() - started) * 1e3
-            problem = self.check_bench(case, seeds, event, wall_ms)
+            problem = self.check_bench(case, cmd["tag"], event, wall_ms)
             if problem is not None:
                 return self.report(problem[0], problem[1], problem[2], results, timings)
             timings.append(self.timing(case, event["times"], ref_times, len(seeds)))
@@ -272,14 +283,14 @@ class Session:
             self.cases, key=lambda c: sum(lay.n for lay in inputs.layouts(self.spec, c.size_map))
         )
         seeds = self.bench_seeds(case)
-        cmd = {"op": "bench", "tag": "repeat", "timed": False, **self.case_command(case, seeds)}
+        cmd = {"op": "bench", "tag": "repeat", "timed": False, **self.bench_command(case)}
         try:
             event = self.worker.expect_ok(
                 cmd, "bench_done", self.timeout, f"repeated calls on {case.name}"
             )
         except WorkerFailure as exc:
             return Verdict(exc.verdict), exc.kind, exc.message
-        return self.check_bench(case, seeds, event, 0.0)
+        return self.check_bench(case, "repeat", event, 0.0)
 
     # ---------------------------------------------------------------------------- checking
 
@@ -293,7 +304,12 @@ class Session:
         tolerance = self.spec.tolerance.at(case.size_map)
         checks = []
         for lay in inputs.layouts(self.spec, case.size_map):
-            full = read_buffer(files[lay.arg.name], lay.arg.dtype, lay.total)
+            try:
+                full = read_buffer(files[lay.arg.name], lay.arg.dtype, lay.total)
+            except (OSError, ValueError) as exc:
+                raise WorkerReported(
+                    "error", "protocol", f"case {case.name}: the buffers came back wrong ({exc})"
+                ) from None
             if lay.arg.role == "in":
                 checks.append(check.check_input(lay, full, truth.initial[lay.arg.name]))
             else:
@@ -314,22 +330,29 @@ class Session:
         )
 
     def check_bench(
-        self, case: Case, seeds: list[int], event: dict, wall_ms: float
+        self, case: Case, tag: str, event: dict, wall_ms: float
     ) -> tuple[Verdict, str, str] | None:
-        """Re-check the outputs of the timed calls and the plausibility of the times."""
-        for seed, files in zip(seeds, event["files"], strict=True):
+        """Re-check the timed calls: the same buffers, refilled with fresh inputs, called once
+        more must give the fresh answers (so neither skipped work nor answers kept per address
+        or per call survive); then the plausibility of the times."""
+        for j, seed in enumerate(self.recheck_seeds(case)):
             one = replace(case, seed=seed)
-            result = self.check_case(one, self.truth(one), files)
+            try:
+                result = self.check_case(one, self.truth(one), self.buffer_files(f"{tag}_set{j}"))
+            except WorkerFailure as exc:
+                return Verdict.ERROR, exc.kind, exc.message
             if result.status != "passed":
                 return (
                     Verdict.FAILED,
                     "recheck-failed",
-                    f"benchmark {case.name}: the outputs of the timed calls are "
-                    f"wrong ({check.failure_message(result)}); does solve() skip work "
-                    "on repeated calls?",
+                    f"benchmark {case.name}: called again on the timed buffers refilled with "
+                    f"fresh inputs, solve() got them wrong ({check.failure_message(result)}); "
+                    "does it skip work on repeated calls, or keep answers per address?",
                 )
         if "times" not in event:
             return None
+        if not bench.plausible_event(event):
+            return Verdict.ERROR, "protocol", f"benchmark {case.name}: garbled timings"
         if sum(event["times"]) > wall_ms or not bench.consistent(event["cross_check"]):
             xc = event["cross_check"]
             return (
@@ -371,6 +394,21 @@ class Session:
         if isinstance(seed, list):
             return {"sizes": case.size_map, "seeds": seed, "draw": case.draw, "inputs": paths}
         return {"sizes": case.size_map, "seed": seed, "draw": case.draw, "inputs": paths[0]}
+
+    def bench_command(self, case: Case) -> dict:
+        """A benchmark's input sets, and the fresh sets its timed buffers are re-checked with."""
+        fresh = self.recheck_seeds(case)
+        paths = [self.truth(replace(case, seed=s)).input_paths() for s in fresh]
+        return {**self.case_command(case, self.bench_seeds(case)), "recheck": fresh,
+                "recheck_inputs": paths}  # fmt: skip
+
+    def recheck_seeds(self, case: Case) -> list[int]:
+        return [mix_seed(seed, "recheck") for seed in self.bench_seeds(case)]
+
+    def buffer_files(self, tag: str) -> dict[str, str]:
+        """Where the worker leaves each buffer of a call: named by the parent, never taken from
+        what the worker says."""
+        return {a.name: str(self.worker.dir / f"{tag}_{a.name}.bin") for a in self.spec.buffers}
 
     def bench_seeds(self, case: Case) -> list[int]:
         set_bytes = sum(

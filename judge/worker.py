@@ -154,7 +154,8 @@ class Worker:
         fulls, _, pointer_args = self.prepare(cmd, seed, paths)
         self.call(pointer_args)
         self.tuning.after_quick_calls()
-        self.send("case_done", files=self.dump(fulls, cmd["tag"]))
+        self.dump(fulls, cmd["tag"])
+        self.send("case_done")
 
     def op_bench(self, cmd: dict) -> None:
         self.tuning.forget_quick_choices()
@@ -176,12 +177,13 @@ class Worker:
         else:  # untimed: each set is simply called again, as timing would
             for _ in prepared:
                 one_call()
-        files = []
-        for j, (fulls, initial, args) in enumerate(prepared):  # re-check the timed calls' outputs
-            self.reset(fulls, cmd["sizes"], initial)
+        fresh = zip(cmd.get("recheck", []), cmd.get("recheck_inputs", []), strict=True)
+        for j, ((fulls, _, args), (seed, paths)) in enumerate(zip(prepared, fresh, strict=True)):
+            # the timed buffers, refilled with fresh inputs at the same addresses, called again
+            self.reset(fulls, cmd["sizes"], self.drawn(cmd["sizes"], seed, cmd.get("draw", ""), paths))
             self.call(args)
-            files.append(self.dump(fulls, f"{cmd['tag']}_set{j}"))
-        self.send("bench_done", files=files, **timed)
+            self.dump(fulls, f"{cmd['tag']}_set{j}")
+        self.send("bench_done", **timed)
 
     @property
     def in_place(self) -> bool:
@@ -234,9 +236,9 @@ class Worker:
             inputs.refill(fulls[lay.arg.name], lay, initial.get(lay.arg.name))
         self.sync()
 
-    def dump(self, fulls: dict, tag: str) -> dict[str, str]:
+    def dump(self, fulls: dict, tag: str) -> None:
+        """Every buffer's bytes, guard bands included, into TAG_NAME.bin for the parent."""
         self.sync()
-        files = {}
         for name, full in fulls.items():
             path = self.dir / f"{tag}_{name}.bin"
             raw = full.view(-1).view(torch.uint8)
@@ -244,8 +246,6 @@ class Worker:
                 f.truncate(raw.numel())
             # straight from the device into the file's pages (in memory, usually), no host copy
             torch.from_file(str(path), shared=True, size=raw.numel(), dtype=torch.uint8).copy_(raw)
-            files[name] = str(path)
-        return files
 
     def call(self, args: list, synchronize: bool = True) -> None:
         with referee() as mode:

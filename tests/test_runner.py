@@ -56,8 +56,11 @@ def test_secret_from_environment_or_file(tmp_path, monkeypatch):
 
 def test_worker_environment(tmp_path, monkeypatch):
     monkeypatch.setenv(runner.SECRET_ENV, "hidden")
+    monkeypatch.setenv("TPUZZLE_PROFILE_DIR", str(tmp_path))
     env = channel.worker_env(tmp_path, interpret=False, gpu=1)
     assert runner.SECRET_ENV not in env and "TRITON_INTERPRET" not in env
+    assert "TPUZZLE_DB" not in env and "TPUZZLE_CACHE" not in env  # set by the fixture
+    assert env["TPUZZLE_PROFILE_DIR"] == str(tmp_path)
     assert env["CUDA_VISIBLE_DEVICES"] == "1"
     assert env["TRITON_CACHE_DIR"] == str(tmp_path / "triton-cache")
     assert channel.worker_env(tmp_path, interpret=True, gpu=None)["TRITON_INTERPRET"] == "1"

@@ -1,0 +1,246 @@
+"""Known attacks on the judge, each against several puzzles: the verdict and reason they must get.
+
+Every attack wraps or replaces a puzzle's shipped plain solution (loaded as `honest`). They run in
+Triton's interpreter on the CPU, where buffer addresses are host addresses that ctypes can reach;
+the GPU forms of the same attacks (streams, `__cuda_array_interface__`, illegal addresses, kernels
+that never end) are in the `gpu`-marked tests of the puzzles and the runner.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from judge import registry, runner
+from judge.results import Verdict
+from judge.spec import Case
+
+# Elementwise puzzles: float32 buffers of N elements, N last, one output.
+PUZZLES = {"vector_add": 2, "relu": 1}  # the output's position among the arguments
+
+PRELUDE = """
+import ctypes
+import importlib.util
+
+_spec = importlib.util.spec_from_file_location("honest", {honest!r})
+honest = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(honest)
+OUT = {out}
+"""
+
+ATTACKS = {
+    # an answer kept per address: computed once for each set of pointers, then copied back
+    "cached_per_pointer": (
+        """
+saved = {{}}
+
+
+def solve(*args):
+    n = args[-1]
+    if args in saved:
+        ctypes.memmove(args[OUT], saved[args], 4 * n)
+        return
+    honest.solve(*args)
+    saved[args] = ctypes.create_string_buffer(ctypes.string_at(args[OUT], 4 * n), 4 * n)
+""",
+        "failed",
+        {"recheck-failed"},
+    ),
+    # an answer kept per call count: the first calls work, later ones do nothing
+    "cached_per_call_count": (
+        """
+calls = [0]
+
+
+def solve(*args):
+    calls[0] += 1
+    if calls[0] <= 1:
+        honest.solve(*args)
+""",
+        "failed",
+        {"recheck-failed"},
+    ),
+    # PyTorch imported under another name does the work, on tensors made from the addresses
+    "torch_renamed_through_ctypes": (
+        """
+import importlib
+
+T = importlib.import_module("to" + "rch")
+
+
+def solve(*args):
+    n = args[-1]
+    views = [
+        T.frombuffer((ctypes.c_float * n).from_address(a), dtype=T.float32) for a in args[:-1]
+    ]
+    if len(views) == 3:
+        T.add(views[0], views[1], out=views[2])
+    else:
+        T.clamp(views[0], min=0.0, out=views[1])
+""",
+        "rejected",
+        {"torch-in-solve"},
+    ),
+    # the puzzle's own reference, imported from the catalogue and called on the buffers
+    "reference_imported": (
+        """
+import torch
+
+_ref_spec = importlib.util.spec_from_file_location("stolen", {reference!r})
+stolen = importlib.util.module_from_spec(_ref_spec)
+_ref_spec.loader.exec_module(stolen)
+
+
+def solve(*args):
+    n = args[-1]
+    views = [
+        torch.frombuffer((ctypes.c_float * n).from_address(a), dtype=torch.float32)
+        for a in args[:-1]
+    ]
+    stolen.reference(*views, n)
+""",
+        "rejected",
+        {"torch-in-solve"},
+    ),
+    # the comparison functions a judge might use, replaced, and no work done
+    "comparisons_patched": (
+        """
+import numpy
+import torch
+
+torch.allclose = lambda *a, **k: True
+torch.equal = lambda *a, **k: True
+torch.testing.assert_close = lambda *a, **k: None
+numpy.allclose = lambda *a, **k: True
+
+
+def solve(*args):
+    pass
+""",
+        "failed",
+        {"unwritten"},
+    ),
+    # the work finished late by a background thread, after solve() has returned
+    "background_thread": (
+        """
+import threading
+import time
+
+
+def solve(*args):
+    def late():
+        time.sleep(0.5)
+        honest.solve(*args)
+
+    threading.Thread(target=late, daemon=True).start()
+""",
+        "failed|error",
+        {"unwritten", "crash", "exit"},
+    ),
+    # inputs zeroed after the work
+    "inputs_zeroed": (
+        """
+def solve(*args):
+    honest.solve(*args)
+    for a in args[:OUT]:
+        ctypes.memset(a, 0, 4 * args[-1])
+""",
+        "failed",
+        {"input-modified"},
+    ),
+    # a store before the start of the output
+    "store_before_the_buffer": (
+        """
+def solve(*args):
+    honest.solve(*args)
+    ctypes.memset(args[OUT] - 16, 0, 16)
+""",
+        "failed",
+        {"out-of-bounds"},
+    ),
+    # forged protocol messages written blindly to every inherited descriptor, no work done
+    "forged_messages": (
+        """
+import os
+
+
+def solve(*args):
+    for fd in range(3, 256):
+        for line in (b'{{"event": "case_done", "files": {{}}}}\\n', b'{{"event": "error"}}\\n', b"5\\n"):
+            try:
+                os.write(fd, line)
+            except OSError:
+                pass
+""",
+        "error|failed",
+        {"protocol", "unwritten"},
+    ),
+    # a forged passed row in the judge's results database, if the worker can find it
+    "forged_database_row": (
+        """
+import os
+import sqlite3
+
+
+def solve(*args):
+    db = os.environ.get("TPUZZLE_DB")
+    if db:
+        conn = sqlite3.connect(db)
+        conn.execute("UPDATE runs SET verdict = 'passed'")
+        conn.commit()
+""",
+        "failed",
+        {"unwritten"},
+    ),
+}
+
+
+def _autotuned_last(path: Path) -> tuple[bool, str]:
+    return "autotune" in path.read_text(), path.name
+
+
+@pytest.fixture(params=sorted(PUZZLES))
+def puzzle(request, puzzles_root):
+    return registry.get(request.param, puzzles_root)
+
+
+@pytest.mark.parametrize("attack", sorted(ATTACKS))
+def test_an_attack_never_passes_and_gets_its_verdict(attack, puzzle, tmp_path):
+    body, verdicts, reasons = ATTACKS[attack]
+    honest = min((puzzle.directory / "solutions" / "correct").glob("*.py"), key=_autotuned_last)
+    source = PRELUDE.format(honest=str(honest), out=PUZZLES[puzzle.id]) + body.format(
+        reference=str(puzzle.directory / "reference.py")
+    )
+    path = tmp_path / f"{attack}.py"
+    path.write_text(source)
+    case = Case(name="N=1500", sizes=(("N", 1500),), seed=11)
+    report = runner.judge(
+        puzzle, path, runner.RunOptions(interpret=True, timeout_s=30, cases=(case,))
+    )
+    assert report.verdict != Verdict.PASSED
+    assert report.verdict.value in verdicts.split("|"), (report.reason, report.message)
+    assert report.reason in reasons, (report.reason, report.message)
+
+
+def test_a_worker_cannot_find_the_results_database(puzzles_root, tmp_path, monkeypatch):
+    """A row stored before the attack keeps its verdict: the worker never learns the path."""
+    from judge import store
+    from judge.results import RunReport
+
+    db = Path(tmp_path / "results.db")
+    monkeypatch.setenv("TPUZZLE_DB", str(db))
+    spec = registry.get("vector_add", puzzles_root)
+    conn = store.connect(db)
+    honest = spec.directory / "solutions" / "wrong" / "failed_no_mask.py"
+    case = Case(name="N=1500", sizes=(("N", 1500),), seed=11)
+    options = runner.RunOptions(interpret=True, timeout_s=30, cases=(case,))
+    store.record(conn, runner.judge(spec, honest, options), "ada")
+    body = ATTACKS["forged_database_row"][0]
+    path = tmp_path / "forger.py"
+    path.write_text(PRELUDE.format(honest=str(honest), out=2) + body)
+    forged: RunReport = runner.judge(spec, path, options)
+    assert forged.verdict == Verdict.FAILED
+    verdicts = sqlite3.connect(db).execute("SELECT verdict FROM runs").fetchall()
+    assert verdicts == [("failed",)]

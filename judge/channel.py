@@ -19,6 +19,8 @@ import threading
 import time
 from pathlib import Path
 
+from judge import sanitize
+
 SECRET_ENV = "TPUZZLE_SECRET_SEED"  # an instructor's secret seed: never passed to a worker
 SECRET_FILE_ENV = "TPUZZLE_SECRET_SEED_FILE"
 SHM_MIN_FREE = 16 << 30  # /dev/shm holds job directories only when this much is free
@@ -88,13 +90,15 @@ class WorkerProcess:
         self.drain.start()
 
     @classmethod
-    def start(cls, job_dir: Path, env: dict[str, str], interpret: bool) -> WorkerProcess:
+    def start(
+        cls, job_dir: Path, env: dict[str, str], interpret: bool, prefix: list[str] = ()
+    ) -> WorkerProcess:
         cmd_r, cmd_w = os.pipe()
         event_r, event_w = os.pipe()
         work = job_dir / "work"
         work.mkdir(exist_ok=True)
         proc = subprocess.Popen(
-            [sys.executable, "-m", "judge.worker", str(job_dir), str(cmd_r), str(event_w)],
+            [*prefix, sys.executable, "-m", "judge.worker", str(job_dir), str(cmd_r), str(event_w)],
             cwd=work,
             env=env,
             stdin=subprocess.DEVNULL,
@@ -223,18 +227,30 @@ class WorkerProcess:
 # ------------------------------------------------------------------------------ starting one
 
 
-def launch(spec_file: Path, submission: Path, interpret: bool, gpu: int | None) -> WorkerProcess:
-    """A fresh worker for one submission, in a new job directory; it starts importing at once."""
+def launch(
+    spec_file: Path,
+    submission: Path,
+    interpret: bool,
+    gpu: int | None,
+    sanitizer: Path | None = None,
+) -> WorkerProcess:
+    """A fresh worker for one submission, in a new job directory; it starts importing at once.
+    With `sanitizer` (compute-sanitizer's path) the worker runs under memcheck."""
     job_dir = Path(tempfile.mkdtemp(prefix="tpuzzle-", dir=job_root()))
     job = {
         "spec": str(spec_file),
         "submission": str(Path(submission).resolve()),
         "interpret": interpret,
         "launched": time.monotonic(),
-        "parent": os.getpid(),
+        "parent": None if sanitizer else os.getpid(),
     }
     (job_dir / "job.json").write_text(json.dumps(job))
-    return WorkerProcess.start(job_dir, worker_env(job_dir, interpret, gpu), interpret)
+    env = worker_env(job_dir, interpret, gpu)
+    prefix: list[str] = []
+    if sanitizer is not None:
+        prefix = sanitize.wrapper(sanitizer, job_dir)
+        env.update(sanitize.worker_env())
+    return WorkerProcess.start(job_dir, env, interpret, prefix)
 
 
 def discard(worker: WorkerProcess) -> None:

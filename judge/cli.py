@@ -137,21 +137,31 @@ def run(
     submitter: Annotated[str, typer.Option(help="Name stored with the result.")] = "",
     save: Annotated[bool, typer.Option(help="Store the result in the database.")] = True,
     output: Annotated[bool, typer.Option(help="Show what the submission printed.")] = False,
+    sanitize: Annotated[
+        bool,
+        typer.Option(
+            "--sanitize",
+            help="Run the small cases once, untimed, under compute-sanitizer memcheck "
+            "(CUDA toolkit) and report what it finds.",
+        ),
+    ] = False,
     recalibrate: RecalibrateOpt = False,
     puzzles: PuzzlesOpt = None,
     db: DbOpt = None,
 ) -> None:
     """Judge SUBMISSION on PUZZLE: every test case, then timing on the GPU."""
-    from judge import channel
+    from judge import channel, sanitize as memcheck
 
     spec = registry.get(puzzle, registry.puzzles_root(puzzles))
     if not submission.is_file():
         raise SubmissionNotFound(f"{submission}: no such file")
     cases = (custom_case(spec, size, seed, draw),) if size else None
+    interpret = interpret or not channel.cuda_present()
+    tool = memcheck.find_tool() if sanitize else None
+    if tool is not None and interpret:
+        raise JudgeError("--sanitize checks kernels on a CUDA device; none is in use here")
     # The worker starts importing PyTorch now, while this process imports it for the checks.
-    worker = channel.launch(
-        spec.directory / "puzzle.yaml", submission, interpret or not channel.cuda_present(), gpu
-    )
+    worker = channel.launch(spec.directory / "puzzle.yaml", submission, interpret, gpu, tool)
     try:
         from judge import runner
     except BaseException:
@@ -165,6 +175,7 @@ def run(
         secret=runner.secret_from_env(),
         gpu=gpu,
         recalibrate=recalibrate,
+        sanitize=tool,
     )
     result = runner.judge(spec, submission, options, worker)
     rank = None

@@ -125,6 +125,7 @@ class RunReport:
     output: str = ""  # the worker's captured stdout/stderr (capped)
     wall_s: float = 0.0  # wall-clock seconds the whole judging took
     phases: dict[str, float] = field(default_factory=dict)  # wall seconds per phase of the run
+    sanitizer: dict[str, Any] | None = None  # compute-sanitizer's findings, with --sanitize
 
     @property
     def passed(self) -> bool:
@@ -153,6 +154,7 @@ class RunReport:
             output=data.get("output", ""),
             wall_s=data.get("wall_s", 0.0),
             phases=dict(data.get("phases") or {}),
+            sanitizer=data.get("sanitizer"),
         )
 
 

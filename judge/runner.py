@@ -16,7 +16,7 @@ from pathlib import Path
 
 import torch
 
-from judge import bench, channel, check, inputs
+from judge import bench, channel, check, inputs, sanitize
 from judge.channel import (
     SECRET_ENV,
     SECRET_FILE_ENV,
@@ -50,6 +50,7 @@ class RunOptions:
     submitter: str = ""  # who submitted, for the stored result
     recalibrate: bool = False  # measure the device and the reference again, ignoring the cache
     sweep: bool = False  # also time every distinct test size (for a plot against size)
+    sanitize: Path | None = None  # compute-sanitizer: the small cases once, untimed, under memcheck
 
 
 def secret_from_env() -> str:
@@ -80,21 +81,49 @@ def judge(
     starts it before importing PyTorch here, so that both imports overlap).
     """
     started = time.monotonic()
+    if options.sanitize:
+        options = replace(options, timing=False)
     if worker is None:
         interpret = (
             options.interpret if options.interpret is not None else not channel.cuda_present()
         )
-        worker = launch(spec.directory / "puzzle.yaml", submission, interpret, options.gpu)
+        worker = launch(
+            spec.directory / "puzzle.yaml", submission, interpret, options.gpu, options.sanitize
+        )
     try:
         session = Session(spec, submission, options, worker)
     except BaseException:
         channel.discard(worker)
         raise
+    findings = None
     try:
         report = session.run()
+        if options.sanitize:
+            worker.stop()  # memcheck writes its summary as the worker exits
+            findings = sanitize.read(worker.dir)
     finally:
         channel.discard(worker)
+    if findings is not None:
+        report = with_findings(report, findings)
     return replace(report, wall_s=round(time.monotonic() - started, 3))
+
+
+def with_findings(report: RunReport, findings: sanitize.Findings) -> RunReport:
+    """A report with memcheck's findings: any error fails a run that otherwise passed."""
+    notes = [f"compute-sanitizer memcheck: {findings.errors} error(s)"]
+    notes += [f"memcheck: {f}" for f in findings.findings]
+    if not findings.complete:
+        notes.append("memcheck's log has no summary: the worker ended before it could write one")
+    report = replace(report, sanitizer=findings.to_dict(), notes=(*report.notes, *notes))
+    if findings.errors and report.verdict is Verdict.PASSED:
+        first = findings.findings[0] if findings.findings else "see the log"
+        return replace(
+            report,
+            verdict=Verdict.FAILED,
+            reason="memcheck",
+            message=f"compute-sanitizer memcheck found {findings.errors} error(s): {first}",
+        )
+    return report
 
 
 class Session:
@@ -106,7 +135,9 @@ class Session:
         self.spec, self.submission, self.options = spec, submission, options
         self.worker = worker
         self.interpret = worker.interpret
-        self.timeout = options.timeout_s or spec.timeout_s
+        self.timeout = (options.timeout_s or spec.timeout_s) * (
+            sanitize.SLOWDOWN if options.sanitize else 1
+        )
         self.reference = load_reference(spec)
         self.cases = self.select_cases()
         self.bench_cases = self.select_bench_cases()
@@ -119,7 +150,8 @@ class Session:
     def select_cases(self) -> list[Case]:
         chosen = self.options.cases or self.spec.tests
         if self.options.cases is None:
-            chosen = [c for c in chosen if c.interpret or not self.interpret]
+            small = self.interpret or self.options.sanitize
+            chosen = [c for c in chosen if c.interpret or not small]
             chosen = [replace(c, seed=mix_seed(c.seed, self.options.secret)) for c in chosen]
         return list(chosen)
 
@@ -147,7 +179,8 @@ class Session:
                         self.truth(replace(case, seed=seed))
         try:
             with self.phase("startup"):
-                ready = self.worker.expect("ready", STARTUP_TIMEOUT_S, "starting the worker")
+                startup = STARTUP_TIMEOUT_S * (2 if self.options.sanitize else 1)
+                ready = self.worker.expect("ready", startup, "starting the worker")
             self.env = EnvInfo(**ready["env"])
             self.phases.update(ready.get("startup", {}))
             with self.phase("calibration"):
@@ -192,6 +225,8 @@ class Session:
                 "Interpreter mode: Triton's interpreter on the CPU; timings mean "
                 "nothing there, so none are taken and nothing is ranked."
                 if self.interpret
+                else "Untimed: --sanitize runs the small cases once under memcheck."
+                if self.options.sanitize
                 else "Timing skipped (--no-timing)."
             )
             return []

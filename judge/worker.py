@@ -355,14 +355,15 @@ def driver_version() -> str:
         return ""
 
 
-def die_with_parent(parent: int) -> None:
+def die_with_parent(parent: int | None) -> None:
     """On Linux, ask the kernel to kill this worker when the judge dies, even by SIGKILL, so that
-    a killed batch leaves no worker running on the GPU."""
+    a killed batch leaves no worker running on the GPU. `parent` is None when a tool (the
+    sanitizer) stands between the judge and the worker: the worker then dies with the tool."""
     try:
         ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
     except (OSError, AttributeError):
         return
-    if os.getppid() != parent:  # the judge died before the request was in place
+    if parent is not None and os.getppid() != parent:  # the judge died before the request
         os._exit(1)
 
 

@@ -345,3 +345,21 @@ def test_grade_usage_errors_are_one_line_and_exit_code_2(cli, args, words):
 def test_bench_usage_errors(cli, args, words):
     result = cli(*args)
     assert result.exit_code == 2 and words in result.stderr, result.output
+
+
+def test_run_sanitize_says_what_is_missing_in_one_line(cli, monkeypatch, tmp_path):
+    from judge import sanitize
+
+    monkeypatch.setenv("PATH", str(tmp_path))
+    monkeypatch.setenv("CUDA_HOME", str(tmp_path))
+    monkeypatch.delenv(sanitize.TOOL_ENV, raising=False)
+    plain = f"{SOLUTIONS}/correct/plain.py"
+    if not (sanitize.Path("/usr/local/cuda/bin/compute-sanitizer")).exists():
+        missing = cli("run", "vector_add", plain, "--sanitize")
+        assert missing.exit_code == 2 and "compute-sanitizer" in missing.stderr
+        assert missing.stderr.count("\n") == 1
+    tool = tmp_path / "compute-sanitizer"
+    tool.write_text("#!/bin/sh\n")
+    tool.chmod(0o755)
+    on_cpu = cli("run", "vector_add", plain, "--sanitize", "--interpret")
+    assert on_cpu.exit_code == 2 and "CUDA device" in on_cpu.stderr

@@ -104,26 +104,8 @@ def judge(
     finally:
         channel.discard(worker)
     if findings is not None:
-        report = with_findings(report, findings)
+        report = sanitize.with_findings(report, findings)
     return replace(report, wall_s=round(time.monotonic() - started, 3))
-
-
-def with_findings(report: RunReport, findings: sanitize.Findings) -> RunReport:
-    """A report with memcheck's findings: any error fails a run that otherwise passed."""
-    notes = [f"compute-sanitizer memcheck: {findings.errors} error(s)"]
-    notes += [f"memcheck: {f}" for f in findings.findings]
-    if not findings.complete:
-        notes.append("memcheck's log has no summary: the worker ended before it could write one")
-    report = replace(report, sanitizer=findings.to_dict(), notes=(*report.notes, *notes))
-    if findings.errors and report.verdict is Verdict.PASSED:
-        first = findings.findings[0] if findings.findings else "see the log"
-        return replace(
-            report,
-            verdict=Verdict.FAILED,
-            reason="memcheck",
-            message=f"compute-sanitizer memcheck found {findings.errors} error(s): {first}",
-        )
-    return report
 
 
 class Session:

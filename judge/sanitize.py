@@ -12,10 +12,11 @@ from __future__ import annotations
 import os
 import re
 import shutil
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from judge.errors import JudgeError
+from judge.results import RunReport, Verdict
 
 TOOL_ENV = "TPUZZLE_COMPUTE_SANITIZER"  # the tool's path, when it is not found by itself
 LOG_NAME = "sanitizer.log"
@@ -109,3 +110,21 @@ def read(job_dir: Path) -> Findings:
         return parse((job_dir / LOG_NAME).read_text(errors="replace"))
     except OSError:
         return Findings(errors=0, findings=(), complete=False)
+
+
+def with_findings(report: RunReport, findings: Findings) -> RunReport:
+    """A report with memcheck's findings: any error fails a run that otherwise passed."""
+    notes = [f"compute-sanitizer memcheck: {findings.errors} error(s)"]
+    notes += [f"memcheck: {f}" for f in findings.findings]
+    if not findings.complete:
+        notes.append("memcheck's log has no summary: the worker ended before it could write one")
+    report = replace(report, sanitizer=findings.to_dict(), notes=(*report.notes, *notes))
+    if findings.errors and report.verdict is Verdict.PASSED:
+        first = findings.findings[0] if findings.findings else "see the log"
+        return replace(
+            report,
+            verdict=Verdict.FAILED,
+            reason="memcheck",
+            message=f"compute-sanitizer memcheck found {findings.errors} error(s): {first}",
+        )
+    return report

@@ -59,12 +59,20 @@ SEALS = (
 CAN_SEAL = hasattr(os, "memfd_create") and hasattr(fcntl, "F_ADD_SEALS")
 
 
+SEAL_MIN_BYTES = 1 << 20  # smaller input sets are drawn again by the worker: cheap, and no fd
+
+
 def sealed(initial: dict[str, torch.Tensor]) -> tuple[dict[str, torch.Tensor], dict[str, Sealed]]:
     """The drawn inputs moved into sealed files (mapped back, so memory is not doubled), with
-    the files; unchanged and no files where the platform cannot seal."""
-    if not CAN_SEAL:
+    the files; unchanged and no files for small sets, or where the platform cannot seal (or
+    has no file descriptor left)."""
+    size = sum(t.numel() * t.element_size() for t in initial.values())
+    if not CAN_SEAL or size < SEAL_MIN_BYTES:
         return initial, {}
-    files = {name: Sealed(t) for name, t in initial.items()}
+    try:
+        files = {name: Sealed(t) for name, t in initial.items()}
+    except OSError:
+        return initial, {}
     return {name: files[name].tensor(t.dtype) for name, t in initial.items()}, files
 
 

@@ -257,6 +257,7 @@ def test_the_worker_runs_on_the_inputs_the_parent_drew(vector_add, write_submiss
 
     if not truth.CAN_SEAL:
         pytest.skip("needs Linux memfd sealing")
+    monkeypatch.setattr(truth, "SEAL_MIN_BYTES", 0)
     draw = inputs.pristine
 
     def shifted(*args, **kwargs):

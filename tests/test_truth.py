@@ -47,7 +47,10 @@ def test_truth_cache_serves_a_case_once_and_keeps_within_its_budget(vector_add):
 
 
 @pytest.mark.skipif(not truth.CAN_SEAL, reason="needs Linux memfd sealing")
-def test_drawn_inputs_are_sealed_for_the_worker_and_no_process_can_change_them(vector_add):
+def test_drawn_inputs_are_sealed_for_the_worker_and_no_process_can_change_them(
+    vector_add, monkeypatch
+):
+    monkeypatch.setattr(truth, "SEAL_MIN_BYTES", 0)
     case = Case(name="N=7", sizes=(("N", 7),), seed=5)
     result = truth.reference_truth(vector_add, truth.load_reference(vector_add), case)
     paths = result.input_paths()
@@ -98,3 +101,8 @@ def test_lanes_wanting_one_truth_at_once_compute_it_once_and_count_it_once(vecto
     assert len(calls) == 1 and len(results) == 4
     assert all(r is results[0] for r in results)
     assert cache.used == truth.truth_bytes(results[0]) and len(cache.entries) == 1
+
+
+def test_small_input_sets_are_not_sealed(vector_add):
+    case = Case(name="N=7", sizes=(("N", 7),), seed=5)
+    assert truth.reference_truth(vector_add, truth.load_reference(vector_add), case).files == {}

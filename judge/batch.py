@@ -2,8 +2,9 @@
 
 A lane judges one submission at a time, each in a fresh worker exactly as `tpuzzle run` does; while
 it judges one, the workers of its next LOOKAHEAD submissions are already importing PyTorch, so
-start-ups overlap judging, even behind submissions that fail within a second. Lanes pull from one queue, so a slow submission holds up its own lane
-only. Reports come back as they finish, with their position in the batch.
+start-ups overlap judging, even behind submissions that fail within a second. Lanes pull from one
+queue, so a slow submission holds up its own lane only. Reports come back as they finish, with
+their position in the batch.
 """
 
 from __future__ import annotations

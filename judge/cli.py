@@ -150,7 +150,8 @@ def run(
     db: DbOpt = None,
 ) -> None:
     """Judge SUBMISSION on PUZZLE: every test case, then timing on the GPU."""
-    from judge import channel, sanitize as memcheck
+    from judge import channel
+    from judge import sanitize as memcheck
 
     spec = registry.get(puzzle, registry.puzzles_root(puzzles))
     if not submission.is_file():

@@ -252,7 +252,7 @@ class Session:
             self.send_case(0)
         for i, (case, truth) in enumerate(zip(self.cases, truths, strict=True)):
             try:
-                event = self.worker.expect("case_done", self.timeout, f"case {case.name}")
+                self.worker.expect("case_done", self.timeout, f"case {case.name}")
                 if i + 1 < len(self.cases):
                     self.send_case(i + 1)
             except WorkerFailure as exc:
@@ -278,7 +278,6 @@ class Session:
                 return self.report(*problem, results, [])
             return self.report(Verdict.PASSED, "ok", "every case passed", results, [])
         for case, ref_times in zip(self.bench_cases, reference_times, strict=True):
-            seeds = self.bench_seeds(case)
             cmd = {"op": "bench", "tag": f"bench{len(timings)}", **self.bench_command(case)}
             started = time.monotonic()
             try:
@@ -291,7 +290,7 @@ class Session:
             problem = self.check_bench(case, cmd["tag"], event, wall_ms)
             if problem is not None:
                 return self.report(problem[0], problem[1], problem[2], results, timings)
-            timings.append(self.timing(case, event["times"], ref_times, len(seeds)))
+            timings.append(self.timing(case, event["times"], ref_times, len(cmd["seeds"])))
         return self.report(Verdict.PASSED, "ok", "every case passed", results, timings)
 
     def repeat_check(self) -> tuple[Verdict, str, str] | None:
@@ -299,7 +298,6 @@ class Session:
         case = max(
             self.cases, key=lambda c: sum(lay.n for lay in inputs.layouts(self.spec, c.size_map))
         )
-        seeds = self.bench_seeds(case)
         cmd = {"op": "bench", "tag": "repeat", "timed": False, **self.bench_command(case)}
         try:
             event = self.worker.expect_ok(

@@ -95,7 +95,9 @@ def reference_truth(spec: PuzzleSpec, reference, case: Case) -> Truth:
     for lay in inputs.layouts(spec, sizes):
         wide = torch.float64 if lay.arg.dtype in FLOAT_DTYPES else inputs.torch_dtype(lay.arg.dtype)
         start = initial.get(lay.arg.name)
-        tensors[lay.arg.name] = torch.zeros(lay.n, dtype=wide) if start is None else start.to(wide, copy=True)
+        tensors[lay.arg.name] = (
+            torch.zeros(lay.n, dtype=wide) if start is None else start.to(wide, copy=True)
+        )
     reference(*inputs.call_args(spec, sizes, tensors))
     outputs = {a.name: tensors[a.name] for a in spec.buffers if a.role != "in"}
     return Truth(initial, outputs, files)

@@ -24,9 +24,9 @@ from pathlib import Path
 import torch
 
 from judge import bench, inputs
-from judge.tuning import TuningPolicy
 from judge.loader import LoadError, describe, import_file, load_solve
 from judge.spec import load_spec
+from judge.tuning import TuningPolicy
 
 # PyTorch operations a solve() may use: allocating scratch memory and views of it.
 ALLOWED_OPS = {
@@ -180,7 +180,8 @@ class Worker:
         fresh = zip(cmd.get("recheck", []), cmd.get("recheck_inputs", []), strict=True)
         for j, ((fulls, _, args), (seed, paths)) in enumerate(zip(prepared, fresh, strict=True)):
             # the timed buffers, refilled with fresh inputs at the same addresses, called again
-            self.reset(fulls, cmd["sizes"], self.drawn(cmd["sizes"], seed, cmd.get("draw", ""), paths))
+            fresh_inputs = self.drawn(cmd["sizes"], seed, cmd.get("draw", ""), paths)
+            self.reset(fulls, cmd["sizes"], fresh_inputs)
             self.call(args)
             self.dump(fulls, f"{cmd['tag']}_set{j}")
         self.send("bench_done", **timed)

@@ -20,7 +20,8 @@ LOG = """\
 =========     at 0x1a0 in vector_add_kernel
 =========     by thread (30,0,0) in block (3,0,0)
 =========
-========= Program hit cudaErrorLaunchFailure (error 719) due to "unspecified launch failure" on CUDA API call to cudaStreamSynchronize.
+========= Program hit cudaErrorLaunchFailure (error 719) due to "unspecified launch failure" \
+on CUDA API call to cudaStreamSynchronize.
 =========
 ========= ERROR SUMMARY: 3 errors
 """

@@ -51,9 +51,7 @@ def assert_as_expected(got: dict, want: dict) -> None:
     assert not wrong, wrong
 
 
-def test_every_third_submission_hostile_and_every_other_verdict_right(
-    tmp_path, small_catalogue
-):
+def test_every_third_submission_hostile_and_every_other_verdict_right(tmp_path, small_catalogue):
     catalogue = small_catalogue()
     want = hostile_class(tmp_path / "class", 9)
     out = tmp_path / "grades.json"
@@ -77,9 +75,7 @@ def stored_rows(db) -> list[tuple]:
         return []
 
 
-def test_a_judge_killed_mid_batch_loses_no_committed_result_and_resumes(
-    tmp_path, small_catalogue
-):
+def test_a_judge_killed_mid_batch_loses_no_committed_result_and_resumes(tmp_path, small_catalogue):
     catalogue = small_catalogue()
     want = hostile_class(tmp_path / "class", 6)
     db = tmp_path / "class.db"

@@ -362,7 +362,7 @@ def grade(
 
     Exit code 0 when grading completed, whatever the verdicts; 2 when it could not start.
     """
-    from judge import batch, grading
+    from judge import batch, gradebook, grading
 
     where = grading.parse_shard(shard) if shard else None
     secret = read_secret(secret_file)
@@ -402,7 +402,7 @@ def grade(
         quiet=False,
     )
     graded = [grading.Graded(s, reports[i]) for i, s in enumerate(subs)]
-    meta = grading.grading_meta(bool(options.secret), where)
+    meta = gradebook.grading_meta(bool(options.secret), where)
     write_grading(graded, meta, json_file, junit, markdown, csv_file)
     report.console().print(report.class_tables(grading.class_table(graded)))
     if options.interpret:
@@ -421,7 +421,7 @@ def merge(
     csv_file: Annotated[Path | None, typer.Option("--csv", help="Write a gradebook CSV.")] = None,
 ) -> None:
     """Join the JSON of several `tpuzzle grade --shard` runs into one class table."""
-    from judge import grading
+    from judge import gradebook, grading
 
     texts = []
     for path in documents:
@@ -429,10 +429,10 @@ def merge(
             texts.append(path.read_text(encoding="utf-8"))
         except (OSError, UnicodeDecodeError) as exc:
             raise JudgeError(f"{path}: cannot read: {exc}") from None
-    graded = grading.merge(texts, [str(p) for p in documents])
+    graded = gradebook.merge(texts, [str(p) for p in documents])
     metas = [json.loads(t).get("meta", {}) for t in texts]
     meta = {
-        **grading.grading_meta(any(m.get("secret_seed") for m in metas)),
+        **gradebook.grading_meta(any(m.get("secret_seed") for m in metas)),
         "merged": [m.get("shard") for m in metas],
     }
     write_grading(graded, meta, json_file, junit, markdown, csv_file)
@@ -466,13 +466,13 @@ def read_secret(path: Path | None) -> str:
 
 def write_grading(graded, meta, json_file, junit, markdown, csv_file) -> None:
     """Every output file that was asked for."""
-    from judge import grading
+    from judge import gradebook
 
     writers = (
-        (json_file, lambda: grading.to_json(graded, meta)),
-        (junit, lambda: grading.to_junit(graded)),
-        (markdown, lambda: grading.to_markdown(graded)),
-        (csv_file, lambda: grading.to_csv(graded)),
+        (json_file, lambda: gradebook.to_json(graded, meta)),
+        (junit, lambda: gradebook.to_junit(graded)),
+        (markdown, lambda: gradebook.to_markdown(graded)),
+        (csv_file, lambda: gradebook.to_csv(graded)),
     )
     for path, text in writers:
         if path is not None:

@@ -255,10 +255,6 @@ class Session:
                 self.worker.expect("case_done", self.timeout, f"case {case.name}")
                 if i + 1 < len(self.cases):
                     self.send_case(i + 1)
-            except WorkerFailure as exc:
-                results.append(self.case_result(case, "error", message=exc.message))
-                return results, exc
-            try:
                 results.append(self.check_case(case, truth, self.buffer_files(f"case{i}")))
             except WorkerFailure as exc:
                 results.append(self.case_result(case, "error", message=exc.message))

@@ -171,7 +171,18 @@ def truth_bytes(truth: Truth) -> int:
     return sum(t.numel() * t.element_size() for t in tensors)
 
 
-CACHE = TruthCache(int(float(os.environ.get("TPUZZLE_TRUTH_CACHE_MB", "4096")) * 2**20))
+def default_budget() -> int:
+    """Bytes of truths kept: TPUZZLE_TRUTH_CACHE_MB, else a quarter of memory, at most 8 GiB."""
+    if os.environ.get("TPUZZLE_TRUTH_CACHE_MB"):
+        return int(float(os.environ["TPUZZLE_TRUTH_CACHE_MB"]) * 2**20)
+    try:
+        memory = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (ValueError, OSError):
+        memory = 16 << 30
+    return min(8 << 30, memory // 4)
+
+
+CACHE = TruthCache(default_budget())
 
 
 def read_buffer(path: str, dtype: str, total: int) -> torch.Tensor:

@@ -252,7 +252,10 @@ class Session:
             self.send_case(0)
         for i, (case, truth) in enumerate(zip(self.cases, truths, strict=True)):
             try:
-                self.worker.expect("case_done", self.timeout, f"case {case.name}")
+                event = self.worker.expect("case_done", self.timeout, f"case {case.name}")
+                outside = outside_triton(f"case {case.name}", event)
+                if outside:
+                    raise WorkerReported("rejected", "outside-triton", outside)
                 if i + 1 < len(self.cases):
                     self.send_case(i + 1)
                 results.append(self.check_case(case, truth, self.buffer_files(f"case{i}")))
@@ -346,6 +349,9 @@ class Session:
         """Re-check the timed calls: the same buffers, refilled with fresh inputs, called once
         more must give the fresh answers (so neither skipped work nor answers kept per address
         or per call survive); then the plausibility of the times."""
+        outside = outside_triton(f"benchmark {case.name}", event)
+        if outside:
+            return Verdict.REJECTED, "outside-triton", outside
         for j, seed in enumerate(self.recheck_seeds(case)):
             one = replace(case, seed=seed)
             try:
@@ -478,6 +484,21 @@ class Session:
             output=self.worker.output(),
             phases=dict(self.phases),
         )
+
+
+def outside_triton(where: str, event: dict) -> str | None:
+    """The worker's count (interpreter mode) of output elements changed without a Triton store,
+    as a message; None when there were none."""
+    found = event.get("foreign") or {}
+    if not isinstance(found, dict):
+        return f"{where}: a garbled count of writes outside Triton"
+    counts = [f"{n} elements of {name}" for name, n in found.items() if n]
+    if not counts:
+        return None
+    return (
+        f"{where}: {', '.join(counts)} changed without a Triton store: the work must be done "
+        "by a Triton kernel, not by NumPy, ctypes or another library"
+    )
 
 
 def _listed(seed) -> list:

@@ -24,6 +24,7 @@ from pathlib import Path
 import torch
 
 from judge import bench, inputs
+from judge.ledger import StoreLedger
 from judge.loader import LoadError, describe, import_file, load_solve
 from judge.spec import load_spec
 from judge.tuning import TuningPolicy
@@ -83,6 +84,7 @@ class Worker:
         self.solve = None
         self.reference = None
         self.tuning = TuningPolicy()
+        self.ledger = StoreLedger()
 
     # -------------------------------------------------------------------- protocol
 
@@ -143,6 +145,8 @@ class Worker:
 
     def op_load(self, cmd: dict) -> None:
         self.tuning.install(self.interpret)
+        if self.interpret:
+            self.ledger.install()
         self.solve = load_solve(self.job["submission"], len(self.spec.args), self.spec.signature)
         self.send("loaded")
 
@@ -152,10 +156,10 @@ class Worker:
         if self.in_place and not self.interpret:
             self.warm_up(cmd, seed, paths)
         fulls, _, pointer_args = self.prepare(cmd, seed, paths)
-        self.call(pointer_args)
+        foreign = self.watched_call(fulls, cmd["sizes"], pointer_args)
         self.tuning.after_quick_calls()
         self.dump(fulls, cmd["tag"])
-        self.send("case_done")
+        self.send("case_done", foreign=foreign)
 
     def op_bench(self, cmd: dict) -> None:
         self.tuning.forget_quick_choices()
@@ -178,13 +182,14 @@ class Worker:
             for _ in prepared:
                 one_call()
         fresh = zip(cmd.get("recheck", []), cmd.get("recheck_inputs", []), strict=True)
+        foreign: dict[str, int] = {}
         for j, ((fulls, _, args), (seed, paths)) in enumerate(zip(prepared, fresh, strict=True)):
             # the timed buffers, refilled with fresh inputs at the same addresses, called again
             fresh_inputs = self.drawn(cmd["sizes"], seed, cmd.get("draw", ""), paths)
             self.reset(fulls, cmd["sizes"], fresh_inputs)
-            self.call(args)
+            foreign |= self.watched_call(fulls, cmd["sizes"], args)
             self.dump(fulls, f"{cmd['tag']}_set{j}")
-        self.send("bench_done", **timed)
+        self.send("bench_done", foreign=foreign, **timed)
 
     @property
     def in_place(self) -> bool:
@@ -242,11 +247,33 @@ class Worker:
         self.sync()
         for name, full in fulls.items():
             path = self.dir / f"{tag}_{name}.bin"
+            part = path.with_suffix(".part")
             raw = full.view(-1).view(torch.uint8)
-            with open(path, "wb") as f:
+            with open(part, "wb") as f:
                 f.truncate(raw.numel())
             # straight from the device into the file's pages (in memory, usually), no host copy
-            torch.from_file(str(path), shared=True, size=raw.numel(), dtype=torch.uint8).copy_(raw)
+            torch.from_file(str(part), shared=True, size=raw.numel(), dtype=torch.uint8).copy_(raw)
+            os.replace(part, path)  # the parent finds the whole buffer or none
+
+    def watched_call(self, fulls: dict, sizes: dict, args: list) -> dict[str, int]:
+        """A call; in interpreter mode, with the output elements it changed without a Triton
+        store counted per buffer (only buffers where some were)."""
+        if not self.ledger.installed:
+            self.call(args)
+            return {}
+        views = {
+            lay.arg.name: inputs.data_view(fulls[lay.arg.name], lay)
+            for lay in inputs.layouts(self.spec, sizes)
+            if lay.arg.role != "in"
+        }
+        before = {name: view.clone() for name, view in views.items()}
+        self.ledger.begin()
+        try:
+            self.call(args)
+        finally:
+            self.ledger.end()
+        counts = {name: self.ledger.foreign(view, before[name]) for name, view in views.items()}
+        return {name: n for name, n in counts.items() if n}
 
     def call(self, args: list, synchronize: bool = True) -> None:
         with referee() as mode:

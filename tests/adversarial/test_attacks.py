@@ -31,19 +31,37 @@ OUT = {out}
 """
 
 ATTACKS = {
-    # an answer kept per address: computed once for each set of pointers, then copied back
+    # an answer kept per address: computed once for each set of pointers, then copied back into
+    # the output by a Triton kernel of its own on later calls
     "cached_per_pointer": (
         """
+import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def copy_kernel(src, dst, n, BLOCK: tl.constexpr):
+    src = src.to(tl.pointer_type(tl.float32))
+    dst = dst.to(tl.pointer_type(tl.float32))
+    offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offsets < n
+    tl.store(dst + offsets, tl.load(src + offsets, mask=mask), mask=mask)
+
+
 saved = {{}}
 
 
 def solve(*args):
     n = args[-1]
+    grid = (triton.cdiv(n, 256),)
     if args in saved:
-        ctypes.memmove(args[OUT], saved[args], 4 * n)
+        copy_kernel[grid](saved[args].data_ptr(), args[OUT], n, BLOCK=256)
         return
     honest.solve(*args)
-    saved[args] = ctypes.create_string_buffer(ctypes.string_at(args[OUT], 4 * n), 4 * n)
+    keep = torch.empty(n, dtype=torch.float32)
+    copy_kernel[grid](args[OUT], keep.data_ptr(), n, BLOCK=256)
+    saved[args] = keep
 """,
         "failed",
         {"recheck-failed"},
@@ -82,6 +100,46 @@ def solve(*args):
 """,
         "rejected",
         {"torch-in-solve"},
+    ),
+    # NumPy does the work on the host buffers (interpreter mode), and no kernel runs
+    "numpy_through_ctypes": (
+        """
+import numpy
+
+
+def solve(*args):
+    n = args[-1]
+    views = [numpy.ctypeslib.as_array((ctypes.c_float * n).from_address(a)) for a in args[:-1]]
+    if len(views) == 3:
+        numpy.add(views[0], views[1], out=views[2])
+    else:
+        numpy.maximum(views[0], 0.0, out=views[1])
+""",
+        "rejected",
+        {"outside-triton"},
+    ),
+    # the honest kernel on the cases, NumPy on the repeated calls
+    "numpy_on_repeated_calls": (
+        """
+import numpy
+
+calls = [0]
+
+
+def solve(*args):
+    calls[0] += 1
+    if calls[0] == 1:
+        honest.solve(*args)
+        return
+    n = args[-1]
+    views = [numpy.ctypeslib.as_array((ctypes.c_float * n).from_address(a)) for a in args[:-1]]
+    if len(views) == 3:
+        numpy.add(views[0], views[1], out=views[2])
+    else:
+        numpy.maximum(views[0], 0.0, out=views[1])
+""",
+        "rejected",
+        {"outside-triton"},
     ),
     # the puzzle's own reference, imported from the catalogue and called on the buffers
     "reference_imported": (

@@ -7,12 +7,11 @@ from __future__ import annotations
 
 import torch
 
-from judge.inputs import Layout, guard_byte, sentinel
+from judge.inputs import Layout, as_bits, guard_byte, sentinel
 from judge.results import BufferCheck, CaseResult, Mismatch
 from judge.spec import Tolerance
 
 FIRST_MISMATCHES = 5  # wrong elements listed in a report
-_BITS = {1: torch.uint8, 2: torch.int16, 4: torch.int32, 8: torch.int64}
 
 
 def modified_elements(region: torch.Tensor, pattern: int) -> int:
@@ -25,8 +24,7 @@ def modified_elements(region: torch.Tensor, pattern: int) -> int:
 
 def sentinel_mask(data: torch.Tensor, dtype: str) -> torch.Tensor:
     """True where an element still holds the sentinel bit pattern (never written)."""
-    bits = _BITS[data.element_size()]
-    return data.contiguous().view(bits) == sentinel(dtype).view(bits)
+    return as_bits(data) == as_bits(sentinel(dtype))
 
 
 def check_output(
@@ -80,8 +78,7 @@ def check_output(
 def check_input(lay: Layout, full: torch.Tensor, initial: torch.Tensor) -> BufferCheck:
     """A read-only input: bit for bit as drawn, guard bands intact."""
     data = full[lay.guard : lay.guard + lay.n]
-    bits = _BITS[data.element_size()]
-    changed = int((data.view(bits) != initial.contiguous().view(bits)).sum())
+    changed = int((as_bits(data) != as_bits(initial)).sum())
     guard_before = modified_elements(full[: lay.guard], guard_byte(lay.arg))
     guard_after = modified_elements(full[lay.guard + lay.n :], guard_byte(lay.arg))
     return BufferCheck(

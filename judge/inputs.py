@@ -16,6 +16,7 @@ floats) so that "never written" and "written past the end" are both visible afte
 from __future__ import annotations
 
 import hashlib
+import os
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -41,7 +42,7 @@ SENTINEL_BITS = {
     "int32": 0x5A5A5A5A,
     "int64": 0x5A5A5A5A5A5A5A5A,
 }
-_BITS_VIEW = {1: torch.uint8, 2: torch.int16, 4: torch.int32, 8: torch.int64}
+_BITS_VIEW = {1: torch.uint8, 2: torch.int16, 4: torch.int32, 8: torch.int64}  # by item size
 
 
 def torch_dtype(name: str) -> torch.dtype:
@@ -65,6 +66,12 @@ def sentinel(dtype: str) -> torch.Tensor:
     if bits >= 1 << (8 * item - 1):  # two's complement for the signed view
         bits -= 1 << (8 * item)
     return torch.tensor([bits], dtype=_BITS_VIEW[item]).view(torch_dtype(dtype))
+
+
+def as_bits(t: torch.Tensor) -> torch.Tensor:
+    """The tensor's elements as integers of the same width, for bit-for-bit comparisons (NaN
+    payloads and -0.0 included)."""
+    return t.contiguous().view(_BITS_VIEW[t.element_size()])
 
 
 def arg_seed(seed: int, arg: Arg) -> int:
@@ -167,3 +174,17 @@ def call_args(spec: PuzzleSpec, sizes: dict[str, int], pointers: dict[str, objec
         else:
             values.append(float(arg.value))
     return values
+
+
+def mapped(path: str, dtype: str, n: int) -> torch.Tensor:
+    """n elements of `dtype` mapped copy-on-write from a file (a buffer the worker wrote, or the
+    parent's sealed inputs): read without a copy, and nothing done to the tensor reaches the
+    file."""
+    element = torch_dtype(dtype).itemsize
+    size = os.stat(path).st_size
+    if size != n * element:
+        raise ValueError(f"{path}: expected {n} elements, found {size / element:g}")
+    if n == 0:
+        return torch.empty(0, dtype=torch_dtype(dtype))
+    raw = torch.from_file(path, shared=False, size=size, dtype=torch.uint8)
+    return raw.view(torch_dtype(dtype))

@@ -14,8 +14,9 @@ from __future__ import annotations
 import numpy as np
 import torch
 
+from judge.inputs import as_bits
+
 _WRITERS = ("store", "atomic_cas", "atomic_rmw")
-_BITS = {1: torch.uint8, 2: torch.int16, 4: torch.int32, 8: torch.int64}
 
 
 class _Recording:
@@ -80,8 +81,7 @@ class StoreLedger:
     def foreign(self, data: torch.Tensor, before: torch.Tensor) -> int:
         """Elements of `data` (a contiguous host buffer) that differ from `before` although no
         Triton store touched them."""
-        bits = _BITS[data.element_size()]
-        changed = (data.view(bits) != before.view(bits)).numpy()
+        changed = (as_bits(data) != as_bits(before)).numpy()
         if not changed.any():
             return 0
         written = np.zeros(data.numel(), dtype=bool)

@@ -27,8 +27,9 @@ from judge.channel import (
 )
 from judge.results import CaseResult, EnvInfo, RunReport, Timing, Verdict
 from judge.spec import Case, PuzzleSpec
+from judge.store import file_sha256
 from judge.truth import CACHE as truth_cache
-from judge.truth import Truth, load_reference, read_buffer
+from judge.truth import Truth, load_reference
 
 STARTUP_TIMEOUT_S = 180.0  # importing torch and triton, creating the CUDA context
 CALIBRATION_TIMEOUT_S = 120.0
@@ -221,7 +222,8 @@ class Session:
             copy_gbps=self.calibration["copy_gbps"],
             peaks_tflops=self.calibration["peaks_tflops"],
         )
-        reference = f"{device}|{self.spec.id}|{file_digest(self.spec.directory / 'reference.py')}"
+        digest = file_sha256(self.spec.directory / "reference.py")[:16]
+        reference = f"{device}|{self.spec.id}|{digest}"
         return [
             self.measured(
                 "reference",
@@ -319,7 +321,7 @@ class Session:
         checks = []
         for lay in inputs.layouts(self.spec, case.size_map):
             try:
-                full = read_buffer(files[lay.arg.name], lay.arg.dtype, lay.total)
+                full = inputs.mapped(files[lay.arg.name], lay.arg.dtype, lay.total)
             except (OSError, ValueError) as exc:
                 raise WorkerReported(
                     "error", "protocol", f"case {case.name}: the buffers came back wrong ({exc})"
@@ -407,17 +409,21 @@ class Session:
 
     def case_command(self, case: Case, seed) -> dict:
         """A command's sizes and input sets: seeds, and the sealed files of the drawn inputs."""
-        paths = [self.truth(replace(case, seed=s)).input_paths() for s in _listed(seed)]
         if isinstance(seed, list):
+            paths = self.input_paths(case, seed)
             return {"sizes": case.size_map, "seeds": seed, "draw": case.draw, "inputs": paths}
-        return {"sizes": case.size_map, "seed": seed, "draw": case.draw, "inputs": paths[0]}
+        paths = self.input_paths(case, [seed])[0]
+        return {"sizes": case.size_map, "seed": seed, "draw": case.draw, "inputs": paths}
 
     def bench_command(self, case: Case) -> dict:
         """A benchmark's input sets, and the fresh sets its timed buffers are re-checked with."""
         fresh = self.recheck_seeds(case)
-        paths = [self.truth(replace(case, seed=s)).input_paths() for s in fresh]
-        return {**self.case_command(case, self.bench_seeds(case)), "recheck": fresh,
-                "recheck_inputs": paths}  # fmt: skip
+        command = self.case_command(case, self.bench_seeds(case))
+        return {**command, "recheck": fresh, "recheck_inputs": self.input_paths(case, fresh)}
+
+    def input_paths(self, case: Case, seeds: list[int]) -> list[dict[str, str]]:
+        """The sealed files of each seed's drawn inputs (empty for small sets)."""
+        return [self.truth(replace(case, seed=s)).input_paths() for s in seeds]
 
     def recheck_seeds(self, case: Case) -> list[int]:
         return [mix_seed(seed, "recheck") for seed in self.bench_seeds(case)]
@@ -499,15 +505,6 @@ def outside_triton(where: str, event: dict) -> str | None:
         f"{where}: {', '.join(counts)} changed without a Triton store: the work must be done "
         "by a Triton kernel, not by NumPy, ctypes or another library"
     )
-
-
-def _listed(seed) -> list:
-    return seed if isinstance(seed, list) else [seed]
-
-
-def file_digest(path: Path) -> str:
-    """A short hash of a file's bytes, so that an edited reference is timed again."""
-    return hashlib.sha256(path.read_bytes()).hexdigest()[:16]
 
 
 def calibration_key(env: EnvInfo) -> str:

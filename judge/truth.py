@@ -183,14 +183,3 @@ def default_budget() -> int:
 
 
 CACHE = TruthCache(default_budget())
-
-
-def read_buffer(path: str, dtype: str, total: int) -> torch.Tensor:
-    """A buffer the worker wrote, mapped rather than copied (its file is in memory, usually):
-    private, so nothing done to the tensor reaches the file."""
-    element = inputs.torch_dtype(dtype).itemsize
-    size = os.stat(path).st_size
-    if size != total * element:
-        raise ValueError(f"{path}: expected {total} elements, found {size / element:g}")
-    raw = torch.from_file(path, shared=False, size=size, dtype=torch.uint8)
-    return raw.view(inputs.torch_dtype(dtype))

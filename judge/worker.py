@@ -220,9 +220,11 @@ class Worker:
     def drawn(self, sizes: dict, seed: int, draw: str, paths: dict) -> dict:
         """The input set's initial values: mapped from the parent's sealed files when it sent
         them (the same values, drawn once per batch), else drawn here from the seed."""
+        if not paths:  # small sets are not sealed
+            return inputs.pristine(self.spec, sizes, seed, draw)
         try:
             return {
-                lay.arg.name: mapped(paths[lay.arg.name], lay.arg.dtype, lay.n)
+                lay.arg.name: inputs.mapped(paths[lay.arg.name], lay.arg.dtype, lay.n)
                 for lay in inputs.layouts(self.spec, sizes)
                 if lay.arg.role != "out"
             }
@@ -293,17 +295,6 @@ def input_sets(cmd: dict) -> list[tuple[int, dict]]:
     if "seeds" in cmd:
         return list(zip(cmd["seeds"], cmd.get("inputs") or [{}] * len(cmd["seeds"]), strict=True))
     return [(cmd["seed"], cmd.get("inputs") or {})]
-
-
-def mapped(path: str, dtype: str, n: int) -> torch.Tensor:
-    """n elements mapped copy-on-write from a sealed file of the parent."""
-    element = inputs.torch_dtype(dtype).itemsize
-    if os.stat(path).st_size != n * element:
-        raise ValueError(f"{path}: not {n} elements of {dtype}")
-    if n == 0:
-        return torch.empty(0, dtype=inputs.torch_dtype(dtype))
-    raw = torch.from_file(path, shared=False, size=n * element, dtype=torch.uint8)
-    return raw.view(inputs.torch_dtype(dtype))
 
 
 _MODE_CLASS = None

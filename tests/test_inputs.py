@@ -1,5 +1,7 @@
 import math
 
+import numpy as np
+import pytest
 import torch
 
 from judge import inputs
@@ -64,3 +66,16 @@ def test_guarded_layout_keeps_data_aligned_and_guards_patterned(vector_add):
 def test_call_args_follow_the_signature(vector_add):
     args = inputs.call_args(vector_add, {"N": 4}, {"a_ptr": 1, "b_ptr": 2, "c_ptr": 3})
     assert args == [1, 2, 3, 4]
+
+
+def test_mapped_reads_a_file_and_checks_its_length(tmp_path):
+    path = tmp_path / "buf.bin"
+    np.arange(6, dtype=np.float32).tofile(path)
+    assert inputs.mapped(str(path), "float32", 6).tolist() == [0, 1, 2, 3, 4, 5]
+    with pytest.raises(ValueError, match="expected 7 elements, found 6"):
+        inputs.mapped(str(path), "float32", 7)
+    zeros = tmp_path / "a.bin"
+    zeros.write_bytes(bytes(12))
+    assert inputs.mapped(str(zeros), "float32", 3).tolist() == [0.0, 0.0, 0.0]
+    with pytest.raises(ValueError, match="expected 4 elements, found 3"):
+        inputs.mapped(str(zeros), "float32", 4)

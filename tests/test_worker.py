@@ -87,11 +87,3 @@ def test_input_sets_pair_each_seed_with_its_sealed_files():
         (1, {"a": "x"}),
         (2, {"a": "y"}),
     ]
-
-
-def test_mapped_refuses_a_file_of_the_wrong_length(tmp_path):
-    path = tmp_path / "a.bin"
-    path.write_bytes(bytes(12))
-    assert worker.mapped(str(path), "float32", 3).tolist() == [0.0, 0.0, 0.0]
-    with pytest.raises(ValueError, match="not 4 elements"):
-        worker.mapped(str(path), "float32", 4)

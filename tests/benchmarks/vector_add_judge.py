@@ -95,7 +95,13 @@ def main() -> None:
             (f"new process: {step}", f"{fresh_process_seconds(code, env):.2f} s")
             for step, code in START_UP_STEPS.items()
         ),
-        ("phases of the last run", ", ".join(f"{k} {v:.1f} s" for k, v in third["phases"].items())),
+        *(
+            (
+                f"phases of the {which} run",
+                ", ".join(f"{k} {v:.1f} s" for k, v in r["phases"].items()),
+            )
+            for which, r in (("first", first), ("last", third))
+        ),
         ("judge median (3 runs)", ", ".join(f"{m * 1e3:.1f} us" for m in judged)),
         ("plain do_bench median (5 runs)", ", ".join(f"{m * 1e3:.1f} us" for m in plain)),
         ("judge / plain", f"{statistics.median(judged) / statistics.median(plain):.3f}"),

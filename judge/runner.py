@@ -11,6 +11,7 @@ import contextlib
 import hashlib
 import os
 import time
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -33,6 +34,7 @@ from judge.truth import Truth, load_reference
 
 STARTUP_TIMEOUT_S = 180.0  # importing torch and triton, creating the CUDA context
 CALIBRATION_TIMEOUT_S = 120.0
+TRUTH_THREADS = 2  # truths computed side by side in the parent while the worker runs
 BIG_SET_BYTES = 256 << 20  # input sets at least this large rotate two at a time, else three
 _MEASURED_HERE: set[tuple[str, str]] = set()  # (kind, key) measured by this process: --recalibrate
 # measures each once per batch, not once per submission
@@ -60,6 +62,10 @@ def secret_from_env() -> str:
         return os.environ[SECRET_ENV]
     path = os.environ.get(SECRET_FILE_ENV)
     return Path(path).read_text().strip() if path else ""
+
+
+def truth_key(case: Case) -> tuple:
+    return (case.sizes, case.seed, case.draw)
 
 
 def mix_seed(seed: int, secret: str) -> int:
@@ -129,6 +135,7 @@ class Session:
         self.notes: list[str] = []
         self.phases: dict[str, float] = {}
         self.truths: dict[tuple, Truth] = {}
+        self.pending: dict[tuple, Future] = {}
 
     def select_cases(self) -> list[Case]:
         chosen = self.options.cases or self.spec.tests
@@ -153,13 +160,28 @@ class Session:
     # ---------------------------------------------------------------------------- the run
 
     def run(self) -> RunReport:
-        # While the worker imports torch: the truth of every case, before any submission code runs.
-        with self.phase("references"):
-            truths = [self.truth(c) for c in self.cases]
-            if not self.interpret and self.options.timing:
-                for case in self.bench_cases:  # for the re-check of the timed calls
-                    for seed in self.bench_seeds(case) + self.recheck_seeds(case):
-                        self.truth(replace(case, seed=seed))
+        # The truths are computed in the background, in the order they are needed, from now on
+        # (while the worker imports torch) until the worker's cases and benchmarks need them.
+        wanted = list(self.cases)
+        if not self.interpret and self.options.timing:
+            for case in self.bench_cases:  # with the fresh sets of the timed calls' re-check
+                seeds = self.bench_seeds(case) + self.recheck_seeds(case)
+                wanted += [replace(case, seed=seed) for seed in seeds]
+        with ThreadPoolExecutor(TRUTH_THREADS, thread_name_prefix="truth") as pool:
+            self.pending = {
+                key: pool.submit(truth_cache.get, self.spec, self.reference, case)
+                for key, case in {truth_key(c): c for c in wanted}.items()
+            }
+            try:
+                return self.judged()
+            finally:  # an early verdict leaves the truths still to compute undone
+                for future in self.pending.values():
+                    future.cancel()
+
+    def judged(self) -> RunReport:
+        if self.cases:
+            with self.phase("references"):
+                self.truth(self.cases[0])
         try:
             with self.phase("startup"):
                 startup = STARTUP_TIMEOUT_S * (2 if self.options.sanitize else 1)
@@ -175,7 +197,7 @@ class Session:
         except WorkerFailure as exc:
             return self.report(Verdict(exc.verdict), exc.kind, exc.message, [], [])
         with self.phase("cases"):
-            results, stop = self.run_cases(truths)
+            results, stop = self.run_cases()
         if stop is not None:
             return self.report(Verdict(stop.verdict), stop.kind, stop.message, results, [])
         failed = next((r for r in results if r.status != "passed"), None)
@@ -247,12 +269,12 @@ class Session:
             _MEASURED_HERE.add((kind, key))
         return value
 
-    def run_cases(self, truths: list[Truth]) -> tuple[list[CaseResult], WorkerFailure | None]:
+    def run_cases(self) -> tuple[list[CaseResult], WorkerFailure | None]:
         """Every case in order; the worker runs case i + 1 while the parent checks case i."""
         results: list[CaseResult] = []
         if self.cases:
             self.send_case(0)
-        for i, (case, truth) in enumerate(zip(self.cases, truths, strict=True)):
+        for i, case in enumerate(self.cases):
             try:
                 event = self.worker.expect("case_done", self.timeout, f"case {case.name}")
                 outside = outside_triton(f"case {case.name}", event)
@@ -260,6 +282,7 @@ class Session:
                     raise WorkerReported("rejected", "outside-triton", outside)
                 if i + 1 < len(self.cases):
                     self.send_case(i + 1)
+                truth = self.truth(case)
                 results.append(self.check_case(case, truth, self.buffer_files(f"case{i}")))
             except WorkerFailure as exc:
                 results.append(self.case_result(case, "error", message=exc.message))
@@ -311,9 +334,14 @@ class Session:
     # ---------------------------------------------------------------------------- checking
 
     def truth(self, case: Case) -> Truth:
-        key = (case.sizes, case.seed, case.draw)
+        """The case's inputs and expected outputs: computed in the background when it was among
+        those the run needs (waited for here), else now."""
+        key = truth_key(case)
         if key not in self.truths:
-            self.truths[key] = truth_cache.get(self.spec, self.reference, case)
+            future = self.pending.get(key)
+            self.truths[key] = (
+                future.result() if future else truth_cache.get(self.spec, self.reference, case)
+            )
         return self.truths[key]
 
     def check_case(self, case: Case, truth: Truth, files: dict[str, str]) -> CaseResult:

@@ -267,3 +267,29 @@ def test_the_worker_runs_on_the_inputs_the_parent_drew(vector_add, write_submiss
     case = (Case(name="N=300 shifted", sizes=(("N", 300),), seed=918_273),)
     report = judge(vector_add, write_submission(CORRECT.replace("{body}", "pass")), cases=case)
     assert report.verdict == Verdict.PASSED, report.message
+
+
+def test_cases_start_before_the_last_truth_is_computed(vector_add, write_submission, monkeypatch):
+    """The last case's truth is held back until the first case has been checked: the run passes
+    without waiting out the hold only if truths are computed while the worker runs cases."""
+    import threading
+
+    cases = tuple(Case(name=f"N={n}", sizes=(("N", n),), seed=n) for n in (100, 200, 300))
+    first_checked, waited_out = threading.Event(), []
+    get, check_case = runner.truth_cache.get, runner.Session.check_case
+
+    def held_get(spec, reference, case):
+        if case.seed == 300:
+            waited_out.append(not first_checked.wait(timeout=30))
+        return get(spec, reference, case)
+
+    def checked(self, case, truth, files):
+        result = check_case(self, case, truth, files)
+        first_checked.set()
+        return result
+
+    monkeypatch.setattr(runner.truth_cache, "get", held_get)
+    monkeypatch.setattr(runner.Session, "check_case", checked)
+    report = judge(vector_add, write_submission(CORRECT.replace("{body}", "pass")), cases=cases)
+    assert report.verdict == Verdict.PASSED, report.message
+    assert waited_out == [False]

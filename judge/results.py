@@ -14,7 +14,7 @@ from typing import Any
 class Verdict(str, enum.Enum):
     PASSED = "passed"  # every case right, every re-check right
     FAILED = "failed"  # ran, but an answer, a guard band, an input or a re-check was wrong
-    REJECTED = "rejected"  # broke the rules of the game (PyTorch doing the work, timing tricks)
+    REJECTED = "rejected"  # broke the rules (PyTorch or another library did the work, timing)
     ERROR = "error"  # did not run: syntax error, no solve, compile error, crash, timeout
 
     def __str__(self) -> str:

@@ -23,7 +23,7 @@ from pathlib import Path
 
 import torch
 
-from judge import bench, inputs
+from judge import bench, inputs, launches
 from judge.ledger import StoreLedger
 from judge.loader import LoadError, describe, import_file, load_solve
 from judge.spec import load_spec
@@ -69,7 +69,12 @@ PR_SET_PDEATHSIG = 1  # prctl(2): the signal this process gets when its parent d
 
 
 class Rejected(Exception):
-    """solve() used PyTorch to do the work."""
+    """solve() broke the rules: PyTorch did the work (`torch-in-solve`), or device work ran that
+    no Triton kernel of its own did (`foreign-launch`)."""
+
+    def __init__(self, message: str, kind: str = "torch-in-solve"):
+        super().__init__(message)
+        self.kind = kind
 
 
 class Worker:
@@ -85,6 +90,7 @@ class Worker:
         self.reference = None
         self.tuning = TuningPolicy()
         self.ledger = StoreLedger()
+        self.unlisted = not self.interpret  # on the GPU, the first case's call is still to list
 
     # -------------------------------------------------------------------- protocol
 
@@ -120,7 +126,7 @@ class Worker:
                 self.send("error", kind=exc.kind, message=exc.message)
                 return
             except Rejected as exc:
-                self.send("rejected", kind="torch-in-solve", message=str(exc))
+                self.send("rejected", kind=exc.kind, message=str(exc))
                 return
             except BaseException as exc:  # noqa: BLE001 - a submission's fault ends this worker
                 kind, message = classify(exc)
@@ -259,9 +265,14 @@ class Worker:
 
     def watched_call(self, fulls: dict, sizes: dict, args: list) -> dict[str, int]:
         """A call; in interpreter mode, with the output elements it changed without a Triton
-        store counted per buffer (only buffers where some were)."""
+        store counted per buffer (only buffers where some were). On the GPU the first one is
+        listed (judge.launches)."""
         if not self.ledger.installed:
-            self.call(args)
+            if self.unlisted:
+                self.unlisted = False
+                self.listed_call(args)
+            else:
+                self.call(args)
             return {}
         views = {
             lay.arg.name: inputs.data_view(fulls[lay.arg.name], lay)
@@ -276,6 +287,13 @@ class Worker:
             self.ledger.end()
         counts = {name: self.ledger.foreign(view, before[name]) for name, view in views.items()}
         return {name: n for name, n in counts.items() if n}
+
+    def listed_call(self, args: list) -> None:
+        """A call under the profiler: rejected when it launched device work that neither a
+        Triton kernel of its own nor an allowed PyTorch operation did."""
+        found = launches.listed(lambda: self.call(args), ALLOWED_OPS)
+        if found:
+            raise Rejected(launches.describe(found), kind=launches.REASON)
 
     def call(self, args: list, synchronize: bool = True) -> None:
         with referee() as mode:

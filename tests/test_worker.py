@@ -1,3 +1,4 @@
+import json
 import os
 import signal
 import subprocess
@@ -87,3 +88,83 @@ def test_input_sets_pair_each_seed_with_its_sealed_files():
         (1, {"a": "x"}),
         (2, {"a": "y"}),
     ]
+
+
+@pytest.fixture
+def make_worker(tmp_path, vector_add):
+    """A worker for vector_add on a job directory, with pipes for its commands and events."""
+    made = []
+
+    def make(interpret: bool, commands: list[dict] = ()) -> worker.Worker:
+        job = {"spec": str(vector_add.directory / "puzzle.yaml"), "interpret": interpret}
+        (tmp_path / "job.json").write_text(json.dumps(job))
+        cmd_r, cmd_w = os.pipe()
+        event_r, event_w = os.pipe()
+        with os.fdopen(cmd_w, "w") as pending:
+            pending.writelines(json.dumps(c) + "\n" for c in commands)
+        w = worker.Worker(tmp_path, cmd_r, event_w)
+        w.sync = lambda: None  # no device to wait for here
+        w.replies = os.fdopen(event_r)
+        made.append(w)
+        return w
+
+    yield make
+    for w in made:
+        w.commands.close()
+        w.events.close()
+        w.replies.close()
+
+
+def test_a_rejection_carries_its_reason():
+    assert worker.Rejected("aten.add ran").kind == "torch-in-solve"
+    assert worker.Rejected("a memcpy ran", kind="foreign-launch").kind == "foreign-launch"
+
+
+def test_serve_reports_the_reason_a_rejection_carries(make_worker):
+    w = make_worker(interpret=True, commands=[{"op": "boom"}])
+
+    def boom(cmd):
+        raise worker.Rejected("solve() launched work ...", kind="foreign-launch")
+
+    w.op_boom = boom
+    w.serve()
+    w.events.close()
+    events = [json.loads(line) for line in w.replies]
+    assert [e["event"] for e in events] == ["ready", "rejected"]
+    assert events[1]["kind"] == "foreign-launch"
+    assert events[1]["message"] == "solve() launched work ..."
+
+
+def test_on_the_gpu_only_the_first_call_is_listed(make_worker, monkeypatch):
+    w = make_worker(interpret=False)
+    solved, listed = [], []
+    w.solve = lambda *args: solved.append(args)
+
+    def listing(call, allowed):
+        listed.append(allowed)
+        call()
+        return []
+
+    monkeypatch.setattr(worker.launches, "listed", listing)
+    for _ in range(3):
+        assert w.watched_call({}, {}, [1, 2]) == {}
+    assert solved == [(1, 2)] * 3
+    assert listed == [worker.ALLOWED_OPS]
+
+
+def test_foreign_work_in_the_listed_call_is_rejected_by_name(make_worker, monkeypatch):
+    w = make_worker(interpret=False)
+    w.solve = lambda *args: None
+    found = ["Memcpy DtoD (Device -> Device)", "axpy_kernel_val"]
+    monkeypatch.setattr(worker.launches, "listed", lambda call, allowed: found)
+    with pytest.raises(worker.Rejected) as caught:
+        w.watched_call({}, {}, [])
+    assert caught.value.kind == "foreign-launch"
+    assert "Memcpy DtoD (Device -> Device), axpy_kernel_val" in str(caught.value)
+
+
+def test_nothing_is_listed_in_interpreter_mode(make_worker, monkeypatch):
+    w = make_worker(interpret=True)
+    w.solve = lambda *args: None
+    monkeypatch.setattr(worker.launches, "listed", lambda *a: pytest.fail("listed on the CPU"))
+    assert w.watched_call({}, {}, []) == {}

@@ -2,8 +2,9 @@
 
 Every attack wraps or replaces a puzzle's shipped plain solution (loaded as `honest`). They run in
 Triton's interpreter on the CPU, where buffer addresses are host addresses that ctypes can reach;
-the GPU forms of the same attacks (streams, `__cuda_array_interface__`, illegal addresses, kernels
-that never end) are in the `gpu`-marked tests of the puzzles and the runner.
+the GPU forms of the same attacks (PyTorch on `__cuda_array_interface__` views, cuBLAS and CUDA
+copies through ctypes) are in test_gpu_attacks.py, and streams, illegal addresses and kernels that
+never end in the `gpu`-marked tests of the puzzles and the runner.
 """
 
 from __future__ import annotations

@@ -11,6 +11,7 @@ import contextlib
 import hashlib
 import os
 import time
+from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -237,7 +238,7 @@ class Session:
             return []
         device = calibration_key(self.env)
         self.calibration = self.measured(
-            "calibration", device, {"op": "calibrate"}, "calibrated", CALIBRATION_TIMEOUT_S
+            "calibration", device, lambda: {"op": "calibrate"}, "calibrated", CALIBRATION_TIMEOUT_S
         )
         self.env = replace(
             self.env,
@@ -250,20 +251,26 @@ class Session:
             self.measured(
                 "reference",
                 f"{reference}|{case.sizes}|{case.draw}",
-                {"op": "time_reference", **self.case_command(case, self.bench_seeds(case))},
+                lambda case=case: {
+                    "op": "time_reference",
+                    **self.case_command(case, self.bench_seeds(case)),
+                },
                 "reference_timed",
                 self.bench_timeout(),
             )
             for case in self.bench_cases
         ]
 
-    def measured(self, kind: str, key: str, command: dict, answer: str, timeout: float):
+    def measured(
+        self, kind: str, key: str, command: Callable[[], dict], answer: str, timeout: float
+    ):
         """A device measurement (calibration, reference times) from the cache, else from the
-        worker, before any submission code is loaded there."""
+        worker, before any submission code is loaded there. The command is built only when the
+        measurement is taken (a reference's inputs may still be being drawn)."""
         stale = self.options.recalibrate and (kind, key) not in _MEASURED_HERE
         value = None if stale else bench.load_cached(kind, key)
         if value is None:
-            event = self.worker.expect_ok(command, answer, timeout, f"measuring the {kind}")
+            event = self.worker.expect_ok(command(), answer, timeout, f"measuring the {kind}")
             value = event["value"]
             bench.save_cached(kind, key, value)
             _MEASURED_HERE.add((kind, key))

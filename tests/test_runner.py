@@ -211,9 +211,20 @@ def test_measurements_are_cached_per_key_and_taken_again_once_on_recalibrate(
     session = runner.Session(
         vector_add, vector_add.directory / "template.py", runner.RunOptions(), worker
     )
-    args = ("reference", "H200|vector_add", {"op": "time_reference"}, "reference_timed", 1.0)
+    args = (
+        "reference",
+        "H200|vector_add",
+        lambda: {"op": "time_reference"},
+        "reference_timed",
+        1.0,
+    )
     assert session.measured(*args) == 1
     assert session.measured(*args) == 1  # from the cache: the worker is not asked again
+
+    def never_built():
+        raise AssertionError("a cached measurement builds no command")
+
+    assert session.measured(*args[:2], never_built, *args[3:]) == 1
     assert session.measured("reference", "H100|vector_add", *args[2:]) == 2
     fresh = runner.Session(
         vector_add,

@@ -1,6 +1,6 @@
 """The gpu-marked tests of every puzzle, spread over several pytest processes on one GPU.
 
-    python tests/benchmarks/gpu_suite.py --jobs 8 --logs gpu_logs
+    python tests/benchmarks/gpu_suite.py --jobs 8 --logs gpu_logs [--ids FILE]
 
 Each process takes whole puzzles (a puzzle's correct and wrong solutions share its references),
 puzzles with the most tests first. The timed test (`test_timed_run_on_gpu`) is left out: timings
@@ -49,9 +49,15 @@ def main() -> int:
     parser.add_argument("--jobs", type=int, default=8)
     parser.add_argument("--logs", type=Path, default=Path("gpu_logs"))
     parser.add_argument("--timeout", type=float, default=3600, help="seconds for the whole run")
+    parser.add_argument("--ids", type=Path, help="only the node ids listed in this file")
     args = parser.parse_args()
     args.logs.mkdir(parents=True, exist_ok=True)
-    groups = share(collect(), args.jobs)
+    by_puzzle = collect()
+    if args.ids:
+        only = set(args.ids.read_text().split())
+        by_puzzle = {p: [t for t in ts if t in only] for p, ts in by_puzzle.items()}
+        by_puzzle = {p: ts for p, ts in by_puzzle.items() if ts}
+    groups = share(by_puzzle, args.jobs)
     threads = str(max(1, (os.cpu_count() or 2) // len(groups)))
     env = dict(os.environ, OMP_NUM_THREADS=threads, PYTHONPATH=str(ROOT))
     started = time.monotonic()

@@ -23,7 +23,7 @@ from pathlib import Path
 
 import torch
 
-from judge import bench, inputs, launches
+from judge import bench, inputs, interp, launches
 from judge.ledger import StoreLedger
 from judge.loader import LoadError, describe, import_file, load_solve
 from judge.spec import load_spec
@@ -153,6 +153,7 @@ class Worker:
         self.tuning.install(self.interpret)
         if self.interpret:
             self.ledger.install()
+            interp.widen_int_to_ptr()
         self.solve = load_solve(self.job["submission"], len(self.spec.args), self.spec.signature)
         self.send("loaded")
 

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-# Three float32 buffers in one mapping placed below 2**32 (a hint to mmap, which Linux honours
-# where the range is free), then vector_add's shipped solution on them in the interpreter.
 ROOT = Path(__file__).resolve().parent.parent
 
+# Three float32 buffers in one mapping placed below 2**32 (a hint to mmap, which Linux honours
+# where the range is free), then vector_add's shipped solution on them in the interpreter.
 SCRIPT = textwrap.dedent(
     """
     import ctypes, importlib.util, mmap, sys

@@ -6,6 +6,7 @@ device; the arithmetic (`summarize`, `throughput`, `consistent`) is pure and run
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import os
@@ -23,6 +24,7 @@ WARMUP_MS = 25  # do_bench warm-up budget
 REP_MS = 100  # do_bench repetition budget
 CROSS_CHECK_CALLS = 20  # synchronised calls in the wall-clock cross-check
 ABOVE_SOL_MARGIN = 1.05  # a result over 105% of the measured peak is flagged
+HEAD_START_US = 200  # the device's wait after each flush while the host queues the call
 
 
 # ------------------------------------------------------------------------------- in the worker
@@ -34,12 +36,57 @@ def time_calls(
     """Every timed sample of fn in milliseconds, from triton.testing.do_bench.
 
     do_bench calls fn once before timing (so a first call's compile is never timed), flushes the
-    L2 cache before every timed call and records CUDA events around it.
+    L2 cache before every timed call and records CUDA events around it. The events time the
+    device, but the host's work inside fn (the submission's Python and launches, and the judge's
+    PyTorch referee around it) shows up as an idle device between the events once it outlasts
+    the flush, about 60 us on an H200: then a kernel of 10 us measures anywhere from 10 to 25 us
+    with the host's jitter. So after each flush the device also waits HEAD_START_US (see
+    `head_start`), by which time the whole call is queued behind it.
     """
+    from triton import runtime
     from triton.testing import do_bench
 
-    times = do_bench(fn, warmup=warmup_ms, rep=rep_ms, return_mode="all")
+    with head_start(runtime.driver.active, HEAD_START_US):
+        times = do_bench(fn, warmup=warmup_ms, rep=rep_ms, return_mode="all")
     return [float(t) for t in times]
+
+
+@contextlib.contextmanager
+def head_start(driver, microseconds: float):
+    """Within the block, the driver's L2 flush (do_bench's `clear_cache`) is followed by a sleep
+    of about `microseconds` on the device (torch.cuda._sleep, a spinning kernel); unchanged
+    where this PyTorch has no such kernel."""
+    import torch
+
+    sleep = getattr(torch.cuda, "_sleep", None)
+    if sleep is None:
+        yield
+        return
+    cycles = int(microseconds * _clock_khz(driver) / 1000)
+    flush = driver.clear_cache
+    patched_before = "clear_cache" in vars(driver)
+
+    def clear_cache(cache) -> None:
+        flush(cache)
+        sleep(cycles)
+
+    driver.clear_cache = clear_cache
+    try:
+        yield
+    finally:
+        if patched_before:
+            driver.clear_cache = flush
+        else:
+            del driver.clear_cache
+
+
+def _clock_khz(driver) -> float:
+    """The device's SM clock in kHz, as Triton's driver reports it (2 GHz where it does not)."""
+    try:
+        props = driver.utils.get_device_properties(driver.get_current_device())
+        return float(props.get("sm_clock_rate") or 2_000_000)
+    except Exception:  # a driver without the query: the sleep is a little longer or shorter
+        return 2_000_000.0
 
 
 def cross_check(fn: Callable[[], object], calls: int = CROSS_CHECK_CALLS) -> dict[str, float]:

@@ -77,3 +77,34 @@ def test_sweep_points_are_rates_in_order_of_work(vector_add):
 def test_peak_is_the_one_the_spec_names(vector_add):
     assert bench.peak(vector_add, {"copy_gbps": 4000.0, "peaks_tflops": {}}) == 4000.0
     assert bench.peak(vector_add, None) is None
+
+
+class FakeDriver:
+    """Triton's active driver as do_bench uses it: an L2 flush and the device's properties."""
+
+    def __init__(self, log):
+        self.log = log
+        self.utils = self
+
+    def clear_cache(self, cache):
+        self.log.append(("flush", cache))
+
+    def get_current_device(self):
+        return 0
+
+    def get_device_properties(self, device):
+        return {"sm_clock_rate": 1_500_000}  # kHz
+
+
+def test_head_start_sleeps_after_each_flush_and_restores_the_flush(monkeypatch):
+    import torch
+
+    log = []
+    monkeypatch.setattr(torch.cuda, "_sleep", lambda cycles: log.append(("sleep", cycles)))
+    driver = FakeDriver(log)
+    with bench.head_start(driver, 200):
+        driver.clear_cache("l2")
+        driver.clear_cache("l2")
+    assert log == [("flush", "l2"), ("sleep", 300_000)] * 2  # 200 us at 1.5 GHz
+    driver.clear_cache("l2")
+    assert log[-1] == ("flush", "l2") and "clear_cache" not in vars(driver)

@@ -154,6 +154,7 @@ class Worker:
         if self.interpret:
             self.ledger.install()
             interp.widen_int_to_ptr()
+            interp.scalar_index()
         self.solve = load_solve(self.job["submission"], len(self.spec.args), self.spec.signature)
         self.send("loaded")
 

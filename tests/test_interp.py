@@ -5,6 +5,7 @@ import sys
 import textwrap
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -63,3 +64,65 @@ def test_addresses_below_4_gib_work_once_widened_and_fail_without():
     assert widened.returncode == 0 and widened.stdout.strip() == "ok", widened.stderr[-2000:]
     plain = run("plain")
     assert plain.returncode == 4 and "raised" in plain.stdout, plain.stdout + plain.stderr[-2000:]
+
+
+LOOP = textwrap.dedent(
+    """
+    import sys
+    import torch
+    import triton
+    import triton.language as tl
+    from judge import interp
+
+    @triton.jit
+    def column_sums(x_ptr, out_ptr, rows, BLOCK: tl.constexpr):
+        x_ptr = x_ptr.to(tl.pointer_type(tl.float32))
+        out_ptr = out_ptr.to(tl.pointer_type(tl.float32))
+        acc = tl.zeros([BLOCK], dtype=tl.float32)
+        for r in range(0, rows):  # a runtime bound: the interpreter turns it into an int
+            acc += tl.load(x_ptr + r * BLOCK + tl.arange(0, BLOCK))
+        tl.store(out_ptr + tl.arange(0, BLOCK), acc)
+
+    assert interp.scalar_index() and interp.scalar_index()  # twice: one patch
+    x, out = torch.arange(48.0).view(3, 16), torch.zeros(16)
+    column_sums[(1,)](x.data_ptr(), out.data_ptr(), 3, BLOCK=16)
+    assert torch.equal(out, x.sum(0)), out
+    print("ok")
+    """
+)
+
+
+def test_runtime_loop_bounds_run_in_the_interpreter_once_patched():
+    done = subprocess.run(
+        [sys.executable, "-c", LOOP],
+        cwd=ROOT,
+        env={"TRITON_INTERPRET": "1", "PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"},
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr[-2000:]
+
+
+def test_the_patched_index_takes_the_element_of_a_one_element_array():
+    from triton.runtime import interpreter
+
+    from judge import interp
+
+    class Scope:
+        def set_attr(self, obj, name, value):
+            setattr(obj, name, value)
+
+    class Handle:
+        data = np.array([7], dtype=np.int32)  # how the interpreter holds a scalar
+
+    class Tensor:
+        handle = Handle()
+
+    saved = interpreter._patch_lang_tensor
+    try:
+        assert interp.scalar_index()
+        interpreter._patch_lang_tensor(Tensor, Scope())
+        assert list(range(Tensor())) == list(range(7))
+    finally:
+        interpreter._patch_lang_tensor = saved

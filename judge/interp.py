@@ -59,3 +59,9 @@ def scalar_index() -> bool:
     _patch_lang_tensor.indexes_scalars = True
     interpreter._patch_lang_tensor = _patch_lang_tensor
     return True
+
+
+def install() -> None:
+    """Both repairs, where this Triton's interpreter has what they patch."""
+    widen_int_to_ptr()
+    scalar_index()

@@ -153,8 +153,7 @@ class Worker:
         self.tuning.install(self.interpret)
         if self.interpret:
             self.ledger.install()
-            interp.widen_int_to_ptr()
-            interp.scalar_index()
+            interp.install()
         self.solve = load_solve(self.job["submission"], len(self.spec.args), self.spec.signature)
         self.send("loaded")
 

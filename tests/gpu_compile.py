@@ -37,15 +37,13 @@ def plain(value):
 
 
 def record(solutions_file: Path, launches_file: Path) -> None:
-    import torch
     from triton.runtime import interpreter
 
     from judge import bench, inputs, interp, registry
     from judge.loader import import_file
     from judge.tuning import TuningPolicy
 
-    interp.widen_int_to_ptr()
-    interp.scalar_index()
+    interp.install()
     TuningPolicy().install(True)
     launches: list[dict] = []
     current: dict = {}
@@ -75,15 +73,14 @@ def record(solutions_file: Path, launches_file: Path) -> None:
             )
             sizes = dict(case.sizes)
             drawn = inputs.pristine(spec, sizes, case.seed)
-            buffers = {}
-            for lay in inputs.layouts(spec, sizes):
-                name = lay.arg.name
-                buffers[name] = (
-                    drawn[name].clone()
-                    if name in drawn
-                    else torch.zeros(lay.n, dtype=inputs.torch_dtype(lay.arg.dtype))
-                )
-            pointers = {name: t.data_ptr() for name, t in buffers.items()}
+            # laid out as the worker lays them out: between guard bands, outputs sentinel-filled
+            lays = inputs.layouts(spec, sizes)
+            fulls = {
+                lay.arg.name: inputs.guarded(lay, drawn.get(lay.arg.name), "cpu") for lay in lays
+            }
+            pointers = {
+                lay.arg.name: inputs.data_view(fulls[lay.arg.name], lay).data_ptr() for lay in lays
+            }
             module = import_file(Path(path), f"tpuzzle_compile_{i}")
             module.solve(*inputs.call_args(spec, sizes, pointers))
         except Exception as exc:  # reported as this solution's result

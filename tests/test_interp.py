@@ -45,16 +45,21 @@ SCRIPT = textwrap.dedent(
 )
 
 
-def run(mode: str) -> subprocess.CompletedProcess:
-    solution = ROOT / "puzzles" / "vector_add" / "solutions" / "correct" / "plain.py"
+def interpreted(script: str, *argv: str) -> subprocess.CompletedProcess:
+    """A script run by a new Python with Triton's interpreter on."""
     return subprocess.run(
-        [sys.executable, "-c", SCRIPT, mode, str(solution)],
+        [sys.executable, "-c", script, *argv],
         cwd=ROOT,
         env={"TRITON_INTERPRET": "1", "PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"},
         capture_output=True,
         text=True,
         timeout=300,
     )
+
+
+def run(mode: str) -> subprocess.CompletedProcess:
+    solution = ROOT / "puzzles" / "vector_add" / "solutions" / "correct" / "plain.py"
+    return interpreted(SCRIPT, mode, str(solution))
 
 
 def test_addresses_below_4_gib_work_once_widened_and_fail_without():
@@ -93,14 +98,7 @@ LOOP = textwrap.dedent(
 
 
 def test_runtime_loop_bounds_run_in_the_interpreter_once_patched():
-    done = subprocess.run(
-        [sys.executable, "-c", LOOP],
-        cwd=ROOT,
-        env={"TRITON_INTERPRET": "1", "PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"},
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    done = interpreted(LOOP)
     assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr[-2000:]
 
 

@@ -18,13 +18,31 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from judge.results import Score, Timing
 from judge.spec import PuzzleSpec, evaluate
 
 WARMUP_MS = 25  # do_bench warm-up budget
 REP_MS = 100  # do_bench repetition budget
 CROSS_CHECK_CALLS = 20  # synchronised calls in the wall-clock cross-check
-ABOVE_SOL_MARGIN = 1.05  # a result over 105% of the measured peak is flagged
 HEAD_START_US = 200  # the device's wait after each flush while the host queues the call
+COPY_CURVE_MIB = (1, 4, 16, 64, 256, 1024, 2048)  # copies calibrated, in MiB moved (read + write)
+READ_MIB = 2048  # the read-bandwidth calibration: a sum over this many MiB
+# Faster than light: a time whose rate exceeds the device's fastest measured rate by more than
+# these factors is rejected. Memory: the fastest of the copy curve and the read (repeated
+# calibrations agree within 1%, and the best shipped kernels reach 94-97% of a copy). FLOP: the
+# fastest measured matmul (cuBLAS at 8192^3); hand-written kernels reach 0.9-1.1x cuBLAS, so a
+# quarter more is out of reach of any direct computation.
+LIGHT_MARGIN = {"bytes": 1.10, "flop": 1.25}
+# The device's activity record must agree with the CUDA events: a mean span of a call's device
+# work (all streams) above the events' median by more than this factor and slack is a mismatch.
+SPAN_TOLERANCE = 1.10
+SPAN_SLACK_MS = 0.005
+METHOD = (
+    "device time per call: median of every timed call, L2 flushed before each, the call's "
+    "launches queued {head_start} us ahead so the host's side is not timed, and every kernel, "
+    "copy and fill the call caused on any stream counted (CUDA events checked against the "
+    "device's activity record)"
+)
 
 
 # ------------------------------------------------------------------------------- in the worker
@@ -118,10 +136,11 @@ def cross_check(fn: Callable[[], object], calls: int = CROSS_CHECK_CALLS) -> dic
 
 
 def calibrate() -> dict:
-    """The device's own peaks: device-to-device copy bandwidth and dense matmul throughput."""
+    """The device's own peaks: device-to-device copy bandwidth at several sizes (the largest is
+    `copy_gbps`), read bandwidth, and dense matmul throughput."""
     import torch
 
-    copy_gbps = _copy_bandwidth(1 << 28)
+    curve = {str(mib << 20): _copy_bandwidth(mib << 20) for mib in COPY_CURVE_MIB}
     peaks = {}
     n = 8192
     for name, dtype, tf32 in (
@@ -136,17 +155,31 @@ def calibrate() -> dict:
         ms = statistics.median(time_calls(lambda a=a, b=b: a @ b))
         torch.backends.cuda.matmul.allow_tf32 = previous
         peaks[name] = 2 * n**3 / ms / 1e9
-    return {"copy_gbps": copy_gbps, "peaks_tflops": peaks}
+    return {
+        "copy_gbps": curve[str(COPY_CURVE_MIB[-1] << 20)],
+        "copy_curve": curve,
+        "read_gbps": _read_bandwidth(READ_MIB << 20),
+        "peaks_tflops": peaks,
+    }
 
 
-def _copy_bandwidth(n: int) -> float:
-    """GB/s of a device-to-device copy of n floats, counting bytes read and bytes written."""
+def _copy_bandwidth(moved: int) -> float:
+    """GB/s of a device-to-device copy that moves `moved` bytes (half read, half written)."""
     import torch
 
-    src = torch.empty(n, dtype=torch.float32, device="cuda").uniform_()
+    src = torch.empty(moved // 8, dtype=torch.float32, device="cuda").uniform_()
     dst = torch.empty_like(src)
     copy_ms = statistics.median(time_calls(lambda: dst.copy_(src)))
-    return 2 * n * 4 / copy_ms / 1e6
+    return moved / copy_ms / 1e6
+
+
+def _read_bandwidth(size: int) -> float:
+    """GB/s of reading `size` bytes once (PyTorch's sum of float32)."""
+    import torch
+
+    src = torch.empty(size // 4, dtype=torch.float32, device="cuda").uniform_()
+    read_ms = statistics.median(time_calls(lambda: src.sum()))
+    return size / read_ms / 1e6
 
 
 # ------------------------------------------------------------------------------- in the parent
@@ -188,6 +221,112 @@ def sol_percent(
     if not top or achieved is None:
         return None
     return 100.0 * achieved / top
+
+
+def copy_rate(curve: dict[str, float] | None, moved: float) -> float | None:
+    """GB/s of a device copy moving `moved` bytes: the calibrated curve, interpolated between
+    its sizes on a log-log scale and held at its ends."""
+    points = sorted((float(k), v) for k, v in (curve or {}).items() if v and float(k) > 0)
+    if not points or moved <= 0:
+        return None
+    if moved <= points[0][0]:
+        return points[0][1]
+    for (x0, y0), (x1, y1) in zip(points, points[1:]):
+        if moved <= x1:
+            f = math.log(moved / x0) / math.log(x1 / x0)
+            return math.exp(math.log(y0) + f * (math.log(y1) - math.log(y0)))
+    return points[-1][1]
+
+
+def copy_percent(spec: PuzzleSpec, sizes: dict[str, int], gbps: float | None, calibration):
+    """Achieved GB/s as a percentage of a device copy that moves the same bytes (bytes puzzles)."""
+    if gbps is None or spec.speed_of_light.measure != "bytes" or not calibration:
+        return None
+    rate = copy_rate(calibration.get("copy_curve"), work(spec, sizes))
+    return 100.0 * gbps / rate if rate else None
+
+
+def light(spec: PuzzleSpec, calibration: dict | None) -> float | None:
+    """The fastest rate the device was measured to reach for this kind of work (GB/s for bytes,
+    TFLOP/s for FLOP): no honest kernel goes beyond it by more than LIGHT_MARGIN."""
+    if not calibration:
+        return None
+    if spec.speed_of_light.measure == "bytes":
+        rates = [calibration.get("copy_gbps"), calibration.get("read_gbps")]
+        rates += list((calibration.get("copy_curve") or {}).values())
+    else:
+        rates = list((calibration.get("peaks_tflops") or {}).values())
+    rates = [r for r in rates if r]
+    return max(rates) if rates else None
+
+
+def floor_ms(spec: PuzzleSpec, sizes: dict[str, int], calibration: dict | None) -> float | None:
+    """A shape's speed-of-light time: its work at the device's fastest measured rate."""
+    top = light(spec, calibration)
+    if not top:
+        return None
+    scale = 1e6 if spec.speed_of_light.measure == "bytes" else 1e9
+    return work(spec, sizes) / top / scale
+
+
+def faster_than_light(spec: PuzzleSpec, sizes, median_ms: float, calibration) -> str | None:
+    """Why a median is beyond what the device can do, or None when it is not."""
+    floor = floor_ms(spec, sizes, calibration)
+    margin = LIGHT_MARGIN[spec.speed_of_light.measure]
+    if floor is None or median_ms * margin >= floor:
+        return None
+    unit = "GB/s" if spec.speed_of_light.measure == "bytes" else "TFLOP/s"
+    rate = floor * light(spec, calibration) / median_ms
+    return (
+        f"{rate:.0f} {unit} in {median_ms * 1e3:.1f} us, against the device's measured peak of "
+        f"{light(spec, calibration):.0f} {unit} ({floor * 1e3:.1f} us at least)"
+    )
+
+
+def call_times(events: list[float], spans: list[float] | None) -> list[float]:
+    """Each timed call's time: the longer of its CUDA-event time and its device span."""
+    if not spans:
+        return list(events)
+    return [max(e, s) for e, s in zip(events, spans, strict=True)]
+
+
+def span_mismatch(events: list[float], spans: list[float] | None) -> tuple[float, float] | None:
+    """(events' median, mean span) when the device's record saw more work per call than the
+    events did, beyond noise; None when they agree or there is no record."""
+    if not spans:
+        return None
+    event_ms, span_ms = statistics.median(events), statistics.fmean(spans)
+    if span_ms > event_ms * SPAN_TOLERANCE + SPAN_SLACK_MS:
+        return event_ms, span_ms
+    return None
+
+
+def geomean(values: Iterable[float]) -> float | None:
+    values = list(values)
+    if not values or any(v is None or v <= 0 for v in values):
+        return None
+    return math.exp(statistics.fmean(math.log(v) for v in values))
+
+
+def score(timings: Iterable[Timing]) -> Score | None:
+    """The ranked figure over every benchmark shape (see results.Score); None without timings."""
+    timings = list(timings)
+    if not timings:
+        return None
+
+    def mean(values) -> float | None:
+        return geomean(values) if all(v is not None for v in values) else None
+
+    floors = [t.floor_ms or 0.0 for t in timings]
+    return Score(
+        ms=mean([max(t.median_ms, f) for t, f in zip(timings, floors)]),
+        p20_ms=mean([max(t.p20_ms, f) for t, f in zip(timings, floors)]),
+        p80_ms=mean([max(t.p80_ms, f) for t, f in zip(timings, floors)]),
+        shapes=len(timings),
+        sol_pct=mean([t.sol_pct for t in timings]),
+        copy_pct=mean([t.copy_pct for t in timings]),
+        speedup_vs_library=mean([t.speedup_vs_library for t in timings]),
+    )
 
 
 @dataclass(frozen=True)

@@ -68,21 +68,35 @@ class CaseResult:
 
 @dataclass(frozen=True)
 class Timing:
-    """One benchmark case, timed with triton.testing.do_bench (L2 flushed before every call)."""
+    """One benchmark shape, timed with triton.testing.do_bench (L2 flushed before every call).
+
+    A call's time is the longer of two figures: the CUDA events around it on the current stream,
+    and the span of every kernel, copy and fill it caused on the device (any stream, any thread),
+    from the profiler's record of the same call. The median and percentiles are over those.
+    """
 
     case: str  # benchmark label
     sizes: dict[str, int]  # its sizes
-    median_ms: float  # median of the timed calls
+    median_ms: float  # median time of the timed calls
     p20_ms: float  # 20th percentile
     p80_ms: float  # 80th percentile
     samples: int  # number of timed calls
     input_sets: int  # distinct input sets rotated through the timed calls
     gbps: float | None = None  # achieved GB/s from the spec's bytes formula
     tflops: float | None = None  # achieved TFLOP/s from the spec's FLOP formula
-    sol_pct: float | None = None  # percent of the device's measured peak
+    sol_pct: float | None = None  # percent of the device's measured peak (largest copy, or matmul)
     reference_median_ms: float | None = None  # the PyTorch reference, same harness
     speedup_vs_reference: float | None = None  # reference median / submission median
-    above_speed_of_light: bool = False  # faster than the measured peak allows: flagged, not ranked
+    above_speed_of_light: bool = False  # faster than the device allows (the run is rejected)
+    copy_pct: float | None = None  # percent of a device copy moving the same bytes (bytes puzzles)
+    library: str = ""  # the fastest library call for the same work, e.g. "torch.cumsum"
+    library_median_ms: float | None = None  # its median, same harness
+    speedup_vs_library: float | None = None  # library median / submission median
+    event_median_ms: float | None = None  # median of the CUDA-event times alone
+    device_span_ms: float | None = None  # mean span of each call's device work, all streams
+    launches: float | None = None  # device activities (kernels, copies, fills) per call, median
+    host_ms: float | None = None  # host time of one call (Python and launches), median
+    floor_ms: float | None = None  # the shape's floor in the score: its speed-of-light time
 
     @property
     def throughput(self) -> str:
@@ -90,6 +104,26 @@ class Timing:
         if self.gbps is not None:
             return f"{self.gbps:.0f} GB/s"
         return f"{self.tflops:.1f} TFLOP/s" if self.tflops is not None else ""
+
+
+@dataclass(frozen=True)
+class Score:
+    """What a run ranks on: the geometric mean over every benchmark shape of the shape's median,
+    each raised to the shape's floor (its speed-of-light time) so that no shape can drive the
+    mean towards zero; the spread is the same mean of the shapes' p20 and p80."""
+
+    ms: float  # geometric mean of the floored medians
+    p20_ms: float  # geometric mean of the floored p20s
+    p80_ms: float  # geometric mean of the floored p80s
+    shapes: int  # benchmark shapes in the mean
+    sol_pct: float | None = None  # geometric mean of the shapes' percent of speed of light
+    copy_pct: float | None = None  # geometric mean of the shapes' percent of a same-size copy
+    speedup_vs_library: float | None = None  # geometric mean of the shapes' library ratios
+
+    @property
+    def spread(self) -> tuple[float, float, float]:
+        """(score, p20, p80), as bench.is_tie compares them."""
+        return self.ms, self.p20_ms, self.p80_ms
 
 
 @dataclass(frozen=True)
@@ -105,6 +139,8 @@ class EnvInfo:
     python: str  # Python version
     copy_gbps: float | None = None  # measured device-to-device copy bandwidth (read + write)
     peaks_tflops: dict[str, float] = field(default_factory=dict)  # measured matmul throughput
+    read_gbps: float | None = None  # measured read bandwidth (a sum over a large buffer)
+    copy_curve: dict[str, float] = field(default_factory=dict)  # bytes moved -> copy GB/s
 
 
 @dataclass(frozen=True)
@@ -126,6 +162,8 @@ class RunReport:
     wall_s: float = 0.0  # wall-clock seconds the whole judging took
     phases: dict[str, float] = field(default_factory=dict)  # wall seconds per phase of the run
     sanitizer: dict[str, Any] | None = None  # compute-sanitizer's findings, with --sanitize
+    score: Score | None = None  # the ranked figure over every benchmark shape; None when untimed
+    method: str = ""  # how the times were taken, in words (empty when nothing was timed)
 
     @property
     def passed(self) -> bool:
@@ -155,6 +193,8 @@ class RunReport:
             wall_s=data.get("wall_s", 0.0),
             phases=dict(data.get("phases") or {}),
             sanitizer=data.get("sanitizer"),
+            score=Score(**data["score"]) if data.get("score") else None,
+            method=data.get("method", ""),
         )
 
 

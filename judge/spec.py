@@ -108,6 +108,7 @@ class PuzzleSpec:
     tests: tuple[Case, ...]
     benchmarks: tuple[Case, ...]
     speed_of_light: SpeedOfLight
+    library: str  # the library call reference.py makes, e.g. "torch.cumsum" ("" when a composite)
     timeout_s: float  # wall-clock limit of one phase (import, one case, one benchmark)
     directory: Path  # the puzzle's directory (template.py, reference.py, solutions/)
 
@@ -301,6 +302,7 @@ def _build_spec(r: _Reader, directory: Path) -> PuzzleSpec:
         tests=_build_cases(r, "tests", args, limits, constraints),
         benchmarks=_build_cases(r, "benchmarks", args, limits, constraints),
         speed_of_light=_build_sol(r.child("speed_of_light", r.get("speed_of_light", dict)), sizes),
+        library=r.get("library", str, "").strip(),
         timeout_s=_positive(r, "timeout_s", 60.0),
         directory=directory,
     )

@@ -49,7 +49,10 @@ METHOD = (
 
 
 def time_calls(
-    fn: Callable[[], object], warmup_ms: int = WARMUP_MS, rep_ms: int = REP_MS
+    fn: Callable[[], object],
+    warmup_ms: int = WARMUP_MS,
+    rep_ms: int = REP_MS,
+    flush_range: Callable[[], contextlib.AbstractContextManager] | None = None,
 ) -> list[float]:
     """Every timed sample of fn in milliseconds, from triton.testing.do_bench.
 
@@ -59,25 +62,26 @@ def time_calls(
     PyTorch referee around it) shows up as an idle device between the events once it outlasts
     the flush, about 60 us on an H200: then a kernel of 10 us measures anywhere from 10 to 25 us
     with the host's jitter. So after each flush the device also waits HEAD_START_US (see
-    `head_start`), by which time the whole call is queued behind it.
+    `head_start`), by which time the whole call is queued behind it. `flush_range`, when given,
+    wraps each flush and wait (the profiler's range that tells the judge's work from the call's).
     """
     from triton import runtime
     from triton.testing import do_bench
 
-    with head_start(runtime.driver.active, HEAD_START_US):
+    with head_start(runtime.driver.active, HEAD_START_US, flush_range):
         times = do_bench(fn, warmup=warmup_ms, rep=rep_ms, return_mode="all")
     return [float(t) for t in times]
 
 
 @contextlib.contextmanager
-def head_start(driver, microseconds: float):
+def head_start(driver, microseconds: float, flush_range=None):
     """Within the block, the driver's L2 flush (do_bench's `clear_cache`) is followed by a sleep
     of about `microseconds` on the device (torch.cuda._sleep, a spinning kernel); unchanged
     where this PyTorch has no such kernel."""
     import torch
 
     sleep = getattr(torch.cuda, "_sleep", None)
-    if sleep is None:
+    if sleep is None and flush_range is None:
         yield
         return
     cycles = int(microseconds * _clock_khz(driver) / 1000)
@@ -85,8 +89,10 @@ def head_start(driver, microseconds: float):
     patched_before = "clear_cache" in vars(driver)
 
     def clear_cache(cache) -> None:
-        flush(cache)
-        sleep(cycles)
+        with flush_range() if flush_range else contextlib.nullcontext():
+            flush(cache)
+            if sleep is not None:
+                sleep(cycles)
 
     driver.clear_cache = clear_cache
     try:
@@ -108,31 +114,39 @@ def _clock_khz(driver) -> float:
 
 
 def cross_check(fn: Callable[[], object], calls: int = CROSS_CHECK_CALLS) -> dict[str, float]:
-    """Event time against device-synchronised wall time, call by call.
+    """Event time against device-synchronised wall time, call by call, and the host's time.
 
     Each call is bracketed by CUDA events on the current stream and followed by a device-wide
     synchronise; the wall clock therefore includes work the call left running on other streams.
-    The same loop around an empty function gives the synchronisation overhead.
+    The same loop around an empty function gives the synchronisation overhead. `host_ms` is the
+    median time fn took to return on the host (its Python and launches), the device idle.
     """
     import torch
 
-    def loop(target: Callable[[], object]) -> tuple[float, float]:
-        events, walls = [], []
+    def loop(target: Callable[[], object]) -> tuple[float, float, float]:
+        events, walls, hosts = [], [], []
         for _ in range(calls):
             start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
             torch.cuda.synchronize()
             t0 = time.perf_counter()
             start.record()
+            t1 = time.perf_counter()
             target()
+            hosts.append((time.perf_counter() - t1) * 1e3)
             end.record()
             torch.cuda.synchronize()
             walls.append((time.perf_counter() - t0) * 1e3)
             events.append(start.elapsed_time(end))
-        return statistics.median(events), statistics.median(walls)
+        return statistics.median(events), statistics.median(walls), statistics.median(hosts)
 
-    event_ms, wall_ms = loop(fn)
-    _, baseline_ms = loop(lambda: None)
-    return {"event_ms": event_ms, "wall_ms": wall_ms, "baseline_ms": baseline_ms}
+    event_ms, wall_ms, host_ms = loop(fn)
+    _, baseline_ms, _ = loop(lambda: None)
+    return {
+        "event_ms": event_ms,
+        "wall_ms": wall_ms,
+        "baseline_ms": baseline_ms,
+        "host_ms": host_ms,
+    }
 
 
 def calibrate() -> dict:
@@ -231,7 +245,7 @@ def copy_rate(curve: dict[str, float] | None, moved: float) -> float | None:
         return None
     if moved <= points[0][0]:
         return points[0][1]
-    for (x0, y0), (x1, y1) in zip(points, points[1:]):
+    for (x0, y0), (x1, y1) in zip(points, points[1:], strict=False):
         if moved <= x1:
             f = math.log(moved / x0) / math.log(x1 / x0)
             return math.exp(math.log(y0) + f * (math.log(y1) - math.log(y0)))
@@ -319,9 +333,9 @@ def score(timings: Iterable[Timing]) -> Score | None:
 
     floors = [t.floor_ms or 0.0 for t in timings]
     return Score(
-        ms=mean([max(t.median_ms, f) for t, f in zip(timings, floors)]),
-        p20_ms=mean([max(t.p20_ms, f) for t, f in zip(timings, floors)]),
-        p80_ms=mean([max(t.p80_ms, f) for t, f in zip(timings, floors)]),
+        ms=mean([max(t.median_ms, f) for t, f in zip(timings, floors, strict=True)]),
+        p20_ms=mean([max(t.p20_ms, f) for t, f in zip(timings, floors, strict=True)]),
+        p80_ms=mean([max(t.p80_ms, f) for t, f in zip(timings, floors, strict=True)]),
         shapes=len(timings),
         sol_pct=mean([t.sol_pct for t in timings]),
         copy_pct=mean([t.copy_pct for t in timings]),
@@ -362,19 +376,26 @@ def peak(spec: PuzzleSpec, calibration: dict | None) -> float | None:
 
 
 def plausible_event(event: dict) -> bool:
-    """A benchmark's answer has the shape the worker sends: positive finite times, and the
-    cross-check's three durations."""
+    """A benchmark's answer has the shape the worker sends: positive finite times, the
+    cross-check's three durations, and (where the device's record was read) a span per time."""
 
     def number(x) -> bool:
         return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
 
-    times, xc = event.get("times"), event.get("cross_check")
+    times, xc, spans = event.get("times"), event.get("cross_check"), event.get("spans")
     return (
         isinstance(times, list)
         and bool(times)
         and all(number(t) and t > 0 for t in times)
         and isinstance(xc, dict)
         and all(number(xc.get(k)) for k in ("wall_ms", "baseline_ms", "event_ms"))
+        and (
+            spans is None
+            or isinstance(spans, list)
+            and len(spans) == len(times)
+            and all(number(t) and t >= 0 for t in spans)
+        )
+        and (event.get("launches") is None or number(event["launches"]))
     )
 
 

@@ -19,27 +19,40 @@ copies and fills such a library launches are device activities that PyTorch's pr
   operation is the CPU event with that `correlation_id`. An activity launched by an operation the
   referee would have rejected (one that slipped past it) is foreign too, named with the operation.
 
-Everything else is foreign. Only one call per worker is listed (the first case's): the profiler
-costs tenths of a second on a call that autotunes, and must stay away from every timed call. So a
-submission that turns to a library only after its first call escapes it; and like the referee,
-this is a check on the usual ways of cheating, not a sandbox: the submission runs in the same
-process and can look for the profiler. Where the profiler cannot list device work (no CUPTI, a
-failure inside it), the listing turns itself off and finds nothing, rather than fail an honest
-submission; an exception raised by the call itself always propagates.
+Everything else is foreign. Every call whose output is checked or timed is listed: each case's
+call alone, and a benchmark's timed calls and re-checks in one recording.
+
+The same record times the calls (see `per_call`). The judge wraps each call of solve() in a
+range named CALL and its L2 flush and head start in one named FLUSH; each device activity is
+charged to the call that launched it, found from the host time and thread of its runtime or
+driver API call (`cuLaunchKernelEx`, `cudaMemcpy`, `cudaGraphLaunch`, ...), whichever stream it
+ran on and whenever it ran. A call's span runs from the start of its first activity to the end of
+its last, so work left on another stream, launched by a thread after solve() returned or replayed
+from a CUDA graph is in it.
+
+Like the referee, this is a check on the usual ways of cheating, not a sandbox: the submission
+runs in the same process and can look for the profiler. Where the profiler cannot list device
+work (no CUPTI, a failure inside it), the listing finds nothing and says so (`Recorder.events` is
+None); an exception raised by the call itself always propagates.
 """
 
 from __future__ import annotations
 
+import bisect
 import contextlib
 import os
 import sys
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 REASON = "foreign-launch"
 SHOWN = 3  # activity names named in the message
 NAME_CHARS = 80  # a name is cut to this many characters (cuBLAS's are long C++ signatures)
 _WORK = {"kernel", "gpu_memcpy", "gpu_memset"}  # profiler activity types that are device work
+CALL = "tpuzzle.call"  # the host range around one call of solve()
+FLUSH = "tpuzzle.flush"  # the host range around the judge's L2 flush and head start
+JUDGE = "tpuzzle.judge"  # the host range around the judge's own PyTorch work (refills, dumps)
+_FLUSHES = ("FillFunctor", "spin_kernel")  # the flush's fill and the head start's sleep
 
 
 @dataclass(frozen=True)
@@ -48,6 +61,20 @@ class Activity:
 
     name: str  # kernel name, or "Memcpy DtoD (Device -> Device)", "Memset (Device)"
     op: str = ""  # the ATen operation that launched it ("aten::fill_"), "" when none did
+    start_ns: int = field(default=0, compare=False)  # on the device, in the profiler's clock
+    end_ns: int = field(default=0, compare=False)
+    launched_ns: int | None = field(default=None, compare=False)  # host time of its launch call
+    thread: int | None = field(default=None, compare=False)  # host thread of its launch call
+
+
+@dataclass(frozen=True)
+class Range:
+    """A named range the judge marked on the host (CALL, FLUSH or JUDGE)."""
+
+    name: str
+    start_ns: int
+    end_ns: int
+    thread: int
 
 
 def foreign(
@@ -78,20 +105,106 @@ def describe(names: list[str]) -> str:
 
 def device_activities(events) -> list[Activity]:
     """The device work among the profiler's raw events (`kineto_results.events()`), each with the
-    ATen operation that launched it, in start order."""
+    ATen operation that launched it and the host time and thread of its launch, in start order."""
     from torch.autograd import DeviceType
 
-    ops, work = {}, []
+    ops, calls, work = {}, {}, []
     for event in events:
         kind = _activity_type(event)
         if event.device_type() == DeviceType.CPU:
             name = event.name()
             if name.startswith("aten::") and event.scope() == 0 and kind in ("cpu_op", None):
                 ops[event.correlation_id()] = name  # scope 0: RecordScope::FUNCTION, an operator
+            elif name.startswith("cu") and kind in ("cuda_runtime", "cuda_driver", None):
+                calls[event.correlation_id()] = event  # CUPTI's id, shared with its device work
         elif kind in _WORK or (kind is None and not _is_annotation(event)):
             work.append(event)
     work.sort(key=lambda e: e.start_ns())
-    return [Activity(e.name(), ops.get(e.linked_correlation_id(), "")) for e in work]
+    return [_activity(e, ops, calls.get(e.correlation_id())) for e in work]
+
+
+def _activity(event, ops: dict, launch) -> Activity:
+    return Activity(
+        event.name(),
+        ops.get(event.linked_correlation_id(), ""),
+        start_ns=event.start_ns(),
+        end_ns=_end_ns(event),
+        launched_ns=launch.start_ns() if launch is not None else None,
+        thread=_thread(launch) if launch is not None else None,
+    )
+
+
+def ranges(events) -> list[Range]:
+    """The judge's host ranges (CALL, FLUSH, JUDGE) among the raw events, in start order."""
+    from torch.autograd import DeviceType
+
+    found = [
+        Range(e.name(), e.start_ns(), _end_ns(e), _thread(e))
+        for e in events
+        if e.device_type() == DeviceType.CPU and e.name() in (CALL, FLUSH, JUDGE)
+    ]
+    return sorted(found, key=lambda r: r.start_ns)
+
+
+def _end_ns(event) -> int:
+    getter = getattr(event, "end_ns", None)
+    return getter() if getter is not None else event.start_ns() + event.duration_ns()
+
+
+def _thread(event) -> int:
+    """The host thread of a CPU event (the profiler keeps it as the event's resource id)."""
+    return int(event.device_resource_id())
+
+
+def per_call(activities: list[Activity], marks: list[Range]) -> list[list[Activity]]:
+    """The device work of each CALL range, in order: every activity is charged to the last call
+    that began on the host before it was launched (from any thread), except the judge's own
+    (see `_judges_own`). An activity whose launch the profiler did not record is placed by its
+    start on the device; one launched before the first call goes to the first."""
+    calls = [r for r in marks if r.name == CALL]
+    if not calls:
+        return []
+    starts = [r.start_ns for r in calls]
+    judges = _judges_own(activities, marks, calls[0].thread)
+    charged: list[list[Activity]] = [[] for _ in calls]
+    for index, activity in enumerate(activities):
+        if index in judges:
+            continue
+        when = activity.launched_ns if activity.launched_ns is not None else activity.start_ns
+        charged[max(bisect.bisect_right(starts, when) - 1, 0)].append(activity)
+    return charged
+
+
+def _judges_own(activities: list[Activity], marks: list[Range], thread: int) -> set[int]:
+    """Indices of the judge's own work, launched by the judge's thread inside its ranges: per
+    FLUSH range the first fill and the first sleep; in a JUDGE range what PyTorch's operators
+    launched. Anything else launched there (a finalizer the submission left to run) is not."""
+    own: set[int] = set()
+
+    def inside(a: Activity, r: Range) -> bool:
+        return (
+            a.thread == thread
+            and a.launched_ns is not None
+            and r.start_ns <= a.launched_ns <= r.end_ns
+        )
+
+    for mark in marks:
+        if mark.name == FLUSH:
+            for marker in _FLUSHES:
+                found = (
+                    i for i, a in enumerate(activities) if inside(a, mark) and marker in a.name
+                )
+                own.update(i for i in [next(found, None)] if i is not None)
+        elif mark.name == JUDGE:
+            own.update(i for i, a in enumerate(activities) if inside(a, mark) and a.op)
+    return own
+
+
+def span_ms(activities: list[Activity]) -> float:
+    """From the start of the first activity to the end of the last, in milliseconds."""
+    if not activities:
+        return 0.0
+    return (max(a.end_ns for a in activities) - min(a.start_ns for a in activities)) / 1e6
 
 
 def _activity_type(event) -> str | None:
@@ -160,22 +273,56 @@ def attach(holder: object, attribute: str, hook: Callable) -> Callable[[], None]
     return lambda: setattr(holder, attribute, current)
 
 
+class Recorder:
+    """Device work and Triton launches recorded while open (PyTorch's profiler and Triton's
+    launch hook). After the block, `events` holds the profiler's raw events, or None where the
+    profiler could not run or its record could not be read."""
+
+    def __init__(self) -> None:
+        self.launches = TritonLaunches()
+        self.events = None
+        self._profiler = None
+
+    def __enter__(self) -> Recorder:
+        if self.launches.attach():
+            self._profiler = _start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.launches.detach()
+        if self._profiler is not None:
+            self.events = _stop(self._profiler)
+
+    def activities(self) -> list[Activity] | None:
+        try:
+            return device_activities(self.events) if self.events is not None else None
+        except Exception:  # noqa: BLE001 - events of another shape: nothing can be read
+            return None
+
+    def marks(self) -> list[Range]:
+        try:
+            return ranges(self.events) if self.events is not None else []
+        except Exception:  # noqa: BLE001
+            return []
+
+
 def listed(call: Callable[[], None], allowed_ops: set[str]) -> list[str]:
-    """Run `call` once under the profiler and Triton's launch hook; the foreign activities it
-    launched (see `foreign`). Nothing is found where either cannot be used."""
-    launches = TritonLaunches()
-    profiler = _start() if launches.attach() else None
-    try:
+    """Run `call` once while recording; the foreign activities it launched (see `foreign`).
+    Nothing is found where the profiler cannot be used."""
+    with Recorder() as record:
         call()
-    finally:
-        launches.detach()
-        events = _stop(profiler) if profiler is not None else None
-    if events is None:
-        return []
-    try:
-        return foreign(device_activities(events), launches.names, allowed_ops)
-    except Exception:  # noqa: BLE001 - events of another shape: the listing is off
-        return []
+    found = record.activities()
+    return foreign(found, record.launches.names, allowed_ops) if found else []
+
+
+def works() -> bool:
+    """Whether this process's profiler records device work: a fill, recorded."""
+    import torch
+
+    with Recorder() as record:
+        torch.zeros(1, device="cuda")
+        torch.cuda.synchronize()
+    return bool(record.activities())
 
 
 def _start():

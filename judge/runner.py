@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
+import statistics
 import time
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -37,6 +38,7 @@ STARTUP_TIMEOUT_S = 180.0  # importing torch and triton, creating the CUDA conte
 CALIBRATION_TIMEOUT_S = 120.0
 TRUTH_THREADS = 2  # truths computed side by side in the parent while the worker runs
 BIG_SET_BYTES = 256 << 20  # input sets at least this large rotate two at a time, else three
+MEASURES = "v2"  # the shape of cached measurements (copy curve; reference with library calls)
 _MEASURED_HERE: set[tuple[str, str]] = set()  # (kind, key) measured by this process: --recalibrate
 # measures each once per batch, not once per submission
 
@@ -137,6 +139,7 @@ class Session:
         self.phases: dict[str, float] = {}
         self.truths: dict[tuple, Truth] = {}
         self.pending: dict[tuple, Future] = {}
+        self.unverified = False  # a benchmark's times had no device record to check them
 
     def select_cases(self) -> list[Case]:
         chosen = self.options.cases or self.spec.tests
@@ -236,7 +239,7 @@ class Session:
                 else "Timing skipped (--no-timing)."
             )
             return []
-        device = calibration_key(self.env)
+        device = f"{MEASURES}|{calibration_key(self.env)}"
         self.calibration = self.measured(
             "calibration", device, lambda: {"op": "calibrate"}, "calibrated", CALIBRATION_TIMEOUT_S
         )
@@ -244,9 +247,11 @@ class Session:
             self.env,
             copy_gbps=self.calibration["copy_gbps"],
             peaks_tflops=self.calibration["peaks_tflops"],
+            read_gbps=self.calibration.get("read_gbps"),
+            copy_curve=self.calibration.get("copy_curve") or {},
         )
         digest = file_sha256(self.spec.directory / "reference.py")[:16]
-        reference = f"{device}|{self.spec.id}|{digest}"
+        reference = f"{MEASURES}|{device}|{self.spec.id}|{digest}"
         return [
             self.measured(
                 "reference",
@@ -321,7 +326,16 @@ class Session:
             problem = self.check_bench(case, cmd["tag"], event, wall_ms)
             if problem is not None:
                 return self.report(problem[0], problem[1], problem[2], results, timings)
-            timings.append(self.timing(case, event["times"], ref_times, len(cmd["seeds"])))
+            timings.append(self.timing(case, event, ref_times, len(cmd["seeds"])))
+            beyond = bench.faster_than_light(
+                self.spec, case.size_map, timings[-1].median_ms, self.calibration
+            )
+            if beyond is not None:
+                message = f"benchmark {case.name}: faster than light: {beyond}"
+                timings[-1] = replace(timings[-1], above_speed_of_light=True)
+                return self.report(Verdict.REJECTED, "faster-than-light", message, results, timings)
+            if not event.get("spans"):
+                self.unverified = True
         return self.report(Verdict.PASSED, "ok", "every case passed", results, timings)
 
     def repeat_check(self) -> tuple[Verdict, str, str] | None:
@@ -407,8 +421,8 @@ class Session:
             return None
         if not bench.plausible_event(event):
             return Verdict.ERROR, "protocol", f"benchmark {case.name}: garbled timings"
-        if sum(event["times"]) > wall_ms or not bench.consistent(event["cross_check"]):
-            xc = event["cross_check"]
+        xc = event["cross_check"]
+        if sum(event["times"]) > wall_ms or not bench.consistent(xc):
             return (
                 Verdict.REJECTED,
                 "timing-mismatch",
@@ -417,13 +431,27 @@ class Session:
                 "(synchronised wall clock): is work left running on another "
                 "stream after solve() returns?",
             )
+        mismatch = bench.span_mismatch(event["times"], event.get("spans"))
+        if mismatch is not None:
+            return (
+                Verdict.REJECTED,
+                "timing-mismatch",
+                f"benchmark {case.name}: CUDA events saw {mismatch[0] * 1e3:.1f} us per call "
+                f"(median), but the device's record shows {mismatch[1] * 1e3:.1f} us of work "
+                "per call (mean span, every stream): work on another stream or from a thread "
+                "must start after the call begins and end before it returns (fork with "
+                "side.wait_stream(torch.cuda.current_stream()), join with "
+                "torch.cuda.current_stream().wait_stream(side))",
+            )
         return None
 
-    def timing(self, case: Case, times: list[float], ref_times, sets: int) -> Timing:
-        median, p20, p80, samples = bench.summarize(times)
+    def timing(self, case: Case, event: dict, measured, sets: int) -> Timing:
+        """One shape's figures: each call's time is the longer of its events and its device
+        span (bench.call_times); rates against the measured peaks and a same-size copy."""
+        spans = event.get("spans") or None
+        median, p20, p80, samples = bench.summarize(bench.call_times(event["times"], spans))
         gbps, tflops = bench.throughput(self.spec, case.size_map, median)
-        sol = bench.sol_percent(self.spec, gbps, tflops, self.calibration)
-        ref_median = bench.summarize(ref_times)[0] if ref_times else None
+        ref_median, library, lib_median = self.libraries(measured)
         return Timing(
             case=case.name,
             sizes=case.size_map,
@@ -434,11 +462,39 @@ class Session:
             input_sets=sets,
             gbps=gbps,
             tflops=tflops,
-            sol_pct=sol,
+            sol_pct=bench.sol_percent(self.spec, gbps, tflops, self.calibration),
             reference_median_ms=ref_median,
             speedup_vs_reference=(ref_median / median) if ref_median and median > 0 else None,
-            above_speed_of_light=False,
+            copy_pct=bench.copy_percent(self.spec, case.size_map, gbps, self.calibration),
+            library=library,
+            library_median_ms=lib_median,
+            speedup_vs_library=(lib_median / median) if lib_median and median > 0 else None,
+            event_median_ms=bench.summarize(event["times"])[0],
+            device_span_ms=statistics.fmean(spans) if spans else None,
+            launches=event.get("launches") if spans else None,
+            host_ms=event["cross_check"].get("host_ms"),
+            floor_ms=bench.floor_ms(self.spec, case.size_map, self.calibration),
         )
+
+    def libraries(self, measured) -> tuple[float | None, str, float | None]:
+        """(reference median, the fastest library call's label, its median) from the reference
+        timing: the reference itself is the library call the spec names, beside any others
+        reference.py lists."""
+        if not isinstance(measured, dict):
+            return None, "", None
+        medians = {
+            label: bench.summarize(times)[0]
+            for label, times in (measured.get("library") or {}).items()
+            if times
+        }
+        reference = measured.get("reference")
+        ref_median = bench.summarize(reference)[0] if reference else None
+        if ref_median is not None:
+            medians.setdefault(self.spec.library or "PyTorch reference", ref_median)
+        if not medians:
+            return ref_median, "", None
+        label = min(medians, key=medians.get)
+        return ref_median, label, medians[label]
 
     # ---------------------------------------------------------------------------- helpers
 
@@ -506,11 +562,12 @@ class Session:
         results = results + [
             self.case_result(c, "skipped") for c in self.cases if c.name not in ran
         ]
-        above = any(t.above_speed_of_light for t in timings)
-        if above:
+        if self.unverified and verdict is Verdict.PASSED:
             self.notes.append(
-                "A time is above the device's measured speed of light: flagged, not ranked."
+                "The times could not be checked against the device's activity record (the "
+                "profiler cannot record device work here): shown, not ranked."
             )
+        timed = verdict is Verdict.PASSED and bool(timings)
         return RunReport(
             puzzle=self.spec.id,
             submission=str(self.submission),
@@ -520,10 +577,12 @@ class Session:
             cases=tuple(results),
             timing=tuple(timings),
             env=self.env,
-            ranked=verdict is Verdict.PASSED and not self.interpret and bool(timings) and not above,
+            ranked=timed and not self.interpret and not self.unverified,
             notes=tuple(self.notes),
             output=self.worker.output(),
             phases=dict(self.phases),
+            score=bench.score(timings) if timed else None,
+            method=bench.METHOD.format(head_start=bench.HEAD_START_US) if timings else "",
         )
 
 

@@ -11,12 +11,15 @@ imported, so nothing the submission does can touch them.
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
+import gc
 import itertools
 import json
 import os
 import platform
 import signal
+import statistics
 import sys
 import time
 from pathlib import Path
@@ -88,9 +91,12 @@ class Worker:
         self.device = "cpu" if self.interpret else "cuda"
         self.solve = None
         self.reference = None
+        self.libraries: dict = {}
         self.tuning = TuningPolicy()
         self.ledger = StoreLedger()
-        self.unlisted = not self.interpret  # on the GPU, the first case's call is still to list
+        self.recording = False  # on the GPU: the profiler records device work in this process
+        self.marking = False  # calls are marked as profiler ranges (while a benchmark records)
+        self.marked = 0  # calls marked so far
 
     # -------------------------------------------------------------------- protocol
 
@@ -139,13 +145,23 @@ class Worker:
         self.send("calibrated", value=bench.calibrate())
 
     def op_time_reference(self, cmd: dict) -> None:
+        """The reference's times, and those of each library call reference.py lists in LIBRARY
+        (other means to the same output), in the same harness."""
         if self.reference is None:
             module = import_file(self.spec.directory / "reference.py", "reference")
             self.reference = module.reference
+            self.libraries = dict(getattr(module, "LIBRARY", None) or {})
         sets = [self.build(cmd, seed, paths)[2] for seed, paths in input_sets(cmd)]
-        calls = itertools.cycle(sets)
-        times = bench.time_calls(lambda: self.reference(*next(calls)))
-        self.send("reference_timed", value=times)
+
+        def timed(fn) -> list[float]:
+            calls = itertools.cycle(sets)
+            return bench.time_calls(lambda: fn(*next(calls)))
+
+        value = {
+            "reference": timed(self.reference),
+            "library": {label: timed(fn) for label, fn in self.libraries.items()},
+        }
+        self.send("reference_timed", value=value)
 
     # -------------------------------------------------------------------- the submission
 
@@ -154,6 +170,8 @@ class Worker:
         if self.interpret:
             self.ledger.install()
             interp.install()
+        else:  # before the submission exists: whether device work can be recorded here at all
+            self.recording = launches.works()
         self.solve = load_solve(self.job["submission"], len(self.spec.args), self.spec.signature)
         self.send("loaded")
 
@@ -179,24 +197,78 @@ class Worker:
         def one_call() -> None:
             self.call(next(calls), synchronize=False)
 
-        timed = {}
+        timed, first_timed = {}, 0
         if cmd.get("timed", True):
-            timed = {
-                "times": bench.time_calls(one_call),
-                "cross_check": bench.cross_check(one_call),
-            }
-        else:  # untimed: each set is simply called again, as timing would
-            for _ in prepared:
-                one_call()
+            timed["cross_check"] = bench.cross_check(one_call)
+        recorder = launches.Recorder() if self.recording else contextlib.nullcontext()
+        with recorder as record, collector_paused():
+            self.marking, self.marked = record is not None, 0
+            if cmd.get("timed", True):
+                timed["times"] = bench.time_calls(one_call, flush_range=self.flush_range)
+                first_timed = self.marked - len(timed["times"])
+            else:  # untimed: each set is simply called again, as timing would
+                for _ in prepared:
+                    one_call()
+            foreign = self.recheck(cmd, prepared)
+            self.marking = False
+        if record is not None:
+            timed |= self.recorded(record, first_timed, timed)
+        self.send("bench_done", foreign=foreign, **timed)
+
+    def recheck(self, cmd: dict, prepared: list) -> dict[str, int]:
+        """The timed buffers, refilled with fresh inputs at the same addresses, called again;
+        in interpreter mode, with the writes made outside Triton counted (see watched_call)."""
         fresh = zip(cmd.get("recheck", []), cmd.get("recheck_inputs", []), strict=True)
         foreign: dict[str, int] = {}
         for j, ((fulls, _, args), (seed, paths)) in enumerate(zip(prepared, fresh, strict=True)):
-            # the timed buffers, refilled with fresh inputs at the same addresses, called again
             fresh_inputs = self.drawn(cmd["sizes"], seed, cmd.get("draw", ""), paths)
-            self.reset(fulls, cmd["sizes"], fresh_inputs)
-            foreign |= self.watched_call(fulls, cmd["sizes"], args)
-            self.dump(fulls, f"{cmd['tag']}_set{j}")
-        self.send("bench_done", foreign=foreign, **timed)
+            with self.judges_own():
+                self.reset(fulls, cmd["sizes"], fresh_inputs)
+            if self.ledger.installed:
+                foreign |= self.watched_call(fulls, cmd["sizes"], args)
+            else:  # on the GPU, listed with the timed calls in the benchmark's one record
+                self.call(args)
+            with self.judges_own():
+                self.dump(fulls, f"{cmd['tag']}_set{j}")
+        return foreign
+
+    def recorded(self, record: launches.Recorder, first_timed: int, timed: dict) -> dict:
+        """What the device's record says of a benchmark's calls: foreign work in any of them is
+        rejected; the timed ones' spans (all streams) and activities per call are reported."""
+        activities = record.activities()
+        if not activities:
+            raise Rejected(
+                "the device's activity record of the timed calls could not be read, though the "
+                "profiler worked before the submission was imported",
+                kind="timing-mismatch",
+            )
+        charged = launches.per_call(activities, record.marks())
+        found = launches.foreign(
+            [a for call in charged for a in call], record.launches.names, ALLOWED_OPS
+        )
+        if found:
+            raise Rejected(launches.describe(found), kind=launches.REASON)
+        if "times" not in timed:
+            return {}
+        charged = charged[first_timed : first_timed + len(timed["times"])]
+        return {
+            "spans": [launches.span_ms(c) for c in charged],
+            "launches": statistics.median(len(c) for c in charged) if charged else 0,
+        }
+
+    @staticmethod
+    def flush_range():
+        from torch.autograd.profiler import record_function
+
+        return record_function(launches.FLUSH)
+
+    def judges_own(self):
+        """While a benchmark records: a JUDGE range around the judge's own device work."""
+        if not self.marking:
+            return contextlib.nullcontext()
+        from torch.autograd.profiler import record_function
+
+        return record_function(launches.JUDGE)
 
     @property
     def in_place(self) -> bool:
@@ -266,14 +338,13 @@ class Worker:
 
     def watched_call(self, fulls: dict, sizes: dict, args: list) -> dict[str, int]:
         """A call; in interpreter mode, with the output elements it changed without a Triton
-        store counted per buffer (only buffers where some were). On the GPU the first one is
-        listed (judge.launches)."""
+        store counted per buffer (only buffers where some were). On the GPU it is listed
+        (judge.launches)."""
         if not self.ledger.installed:
-            if self.unlisted:
-                self.unlisted = False
-                self.listed_call(args)
-            else:
+            if self.interpret:
                 self.call(args)
+            else:
+                self.listed_call(args)
             return {}
         views = {
             lay.arg.name: inputs.data_view(fulls[lay.arg.name], lay)
@@ -297,16 +368,41 @@ class Worker:
             raise Rejected(launches.describe(found), kind=launches.REASON)
 
     def call(self, args: list, synchronize: bool = True) -> None:
+        """One call of solve() under the referee; while a benchmark records, inside a CALL range
+        of the profiler (opened outside the referee, which would see its operator)."""
+        if self.marking:
+            from torch.autograd.profiler import record_function
+
+            self.marked += 1
+            with record_function(launches.CALL):
+                self.refereed(args)
+        else:
+            self.refereed(args)
+        if synchronize:
+            self.sync()
+
+    def refereed(self, args: list) -> None:
         with referee() as mode:
             self.solve(*args)
         if mode.violation:
             raise Rejected(mode.violation)
-        if synchronize:
-            self.sync()
 
     def sync(self) -> None:
         if not self.interpret:
             torch.cuda.synchronize()
+
+
+@contextlib.contextmanager
+def collector_paused():
+    """Python's cyclic garbage collector off: while a benchmark records, no finalizer a
+    submission left behind runs inside the judge's own ranges (only inside its calls)."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
 
 
 def input_sets(cmd: dict) -> list[tuple[int, dict]]:

@@ -1,3 +1,5 @@
+from dataclasses import replace
+
 import pytest
 
 from judge import bench
@@ -108,3 +110,94 @@ def test_head_start_sleeps_after_each_flush_and_restores_the_flush(monkeypatch):
     assert log == [("flush", "l2"), ("sleep", 300_000)] * 2  # 200 us at 1.5 GHz
     driver.clear_cache("l2")
     assert log[-1] == ("flush", "l2") and "clear_cache" not in vars(driver)
+
+
+# ------------------------------------------------------------------- figures under the new rules
+
+
+def test_a_call_is_timed_by_the_longer_of_its_events_and_its_device_span():
+    assert bench.call_times([1.0, 2.0], [3.0, 1.0]) == [3.0, 2.0]
+    assert bench.call_times([1.0, 2.0], None) == [1.0, 2.0]
+
+
+def test_a_span_beyond_the_events_by_more_than_noise_is_a_mismatch():
+    events = [0.1] * 9
+    assert bench.span_mismatch(events, [0.09] * 9) is None  # span under events: honest
+    assert bench.span_mismatch(events, [0.1 * bench.SPAN_TOLERANCE] * 9) is None
+    assert bench.span_mismatch(events, [0.2] * 9) == pytest.approx((0.1, 0.2))
+    assert bench.span_mismatch(events, None) is None
+
+
+def test_work_done_every_third_call_is_seen_in_the_mean_span():
+    """Batching three calls' work into one: the median span is 0, the mean is the work."""
+    events = [0.001] * 9
+    spans = [0.3, 0.0, 0.0] * 3
+    assert bench.span_mismatch(events, spans) == pytest.approx((0.001, 0.1))
+
+
+CURVE = {str(1 << 20): 200.0, str(4 << 20): 600.0, str(2 << 30): 3000.0}
+
+
+def test_the_copy_curve_is_interpolated_on_log_scales_and_held_at_its_ends():
+    assert bench.copy_rate(CURVE, 1 << 20) == 200.0
+    assert bench.copy_rate(CURVE, 2 << 20) == pytest.approx((200.0 * 600.0) ** 0.5)
+    assert bench.copy_rate(CURVE, 1) == 200.0 and bench.copy_rate(CURVE, 8 << 30) == 3000.0
+    assert bench.copy_rate({}, 1 << 20) is None
+
+
+def spec_with(measure: str, formula: str):
+    from judge.spec import SpeedOfLight
+
+    spec = registry_spec("vector_add")
+    peak = "copy_bandwidth" if measure == "bytes" else "matmul_fp16"
+    return replace(spec, speed_of_light=SpeedOfLight(measure, formula, peak))
+
+
+def registry_spec(puzzle_id):
+    from pathlib import Path
+
+    from judge import registry
+
+    return registry.get(puzzle_id, Path(__file__).parent.parent / "puzzles")
+
+
+CALIBRATION = {
+    "copy_gbps": 3000.0,
+    "read_gbps": 3100.0,
+    "copy_curve": CURVE,
+    "peaks_tflops": {"matmul_fp32": 50.0, "matmul_fp16": 700.0},
+}
+
+
+def test_same_size_copy_percent_uses_the_bytes_the_call_moves():
+    spec = spec_with("bytes", "N")
+    assert bench.copy_percent(spec, {"N": 4 << 20}, 300.0, CALIBRATION) == pytest.approx(50.0)
+    assert bench.copy_percent(spec_with("flop", "N"), {"N": 1}, 300.0, CALIBRATION) is None
+
+
+def test_faster_than_light_against_the_fastest_rate_measured_with_a_margin():
+    spec = spec_with("bytes", "N")
+    sizes = {"N": 31 * 10**8}  # 3.1 GB: 1 ms at the read bandwidth
+    assert bench.floor_ms(spec, sizes, CALIBRATION) == pytest.approx(1.0)
+    assert (
+        bench.faster_than_light(spec, sizes, 1.0 / bench.LIGHT_MARGIN["bytes"], CALIBRATION) is None
+    )
+    text = bench.faster_than_light(spec, sizes, 0.5, CALIBRATION)
+    assert "6200 GB/s" in text and "3100 GB/s" in text
+    flop = spec_with("flop", "N")
+    assert bench.faster_than_light(flop, {"N": 7 * 10**11}, 0.9, CALIBRATION) is None
+    assert "TFLOP/s" in bench.faster_than_light(flop, {"N": 7 * 10**11}, 0.5, CALIBRATION)
+    assert bench.faster_than_light(spec, sizes, 0.001, None) is None
+
+
+def test_the_score_is_the_geometric_mean_of_floored_shapes():
+    from judge.results import Timing
+
+    fast_small = Timing("small", {}, 0.001, 0.001, 0.002, 9, 3, floor_ms=0.004, copy_pct=40.0)
+    large = Timing("large", {}, 1.0, 0.9, 1.1, 9, 3, floor_ms=0.5, copy_pct=90.0)
+    score = bench.score([fast_small, large])
+    assert score.ms == pytest.approx((0.004 * 1.0) ** 0.5)  # the small shape raised to its floor
+    assert score.p80_ms == pytest.approx((0.004 * 1.1) ** 0.5)
+    assert score.copy_pct == pytest.approx(60.0) and score.shapes == 2
+    assert score.sol_pct is None  # not every shape has one
+    assert bench.score([]) is None

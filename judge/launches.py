@@ -179,24 +179,23 @@ def _judges_own(activities: list[Activity], marks: list[Range], thread: int) -> 
     """Indices of the judge's own work, launched by the judge's thread inside its ranges: per
     FLUSH range the first fill and the first sleep; in a JUDGE range what PyTorch's operators
     launched. Anything else launched there (a finalizer the submission left to run) is not."""
+    mine = sorted(
+        (a.launched_ns, i)
+        for i, a in enumerate(activities)
+        if a.thread == thread and a.launched_ns is not None
+    )
+    times = [t for t, _ in mine]
     own: set[int] = set()
-
-    def inside(a: Activity, r: Range) -> bool:
-        return (
-            a.thread == thread
-            and a.launched_ns is not None
-            and r.start_ns <= a.launched_ns <= r.end_ns
-        )
-
     for mark in marks:
-        if mark.name == FLUSH:
-            for marker in _FLUSHES:
-                found = (
-                    i for i, a in enumerate(activities) if inside(a, mark) and marker in a.name
-                )
-                own.update(i for i in [next(found, None)] if i is not None)
-        elif mark.name == JUDGE:
-            own.update(i for i, a in enumerate(activities) if inside(a, mark) and a.op)
+        if mark.name not in (FLUSH, JUDGE):
+            continue
+        lo, hi = bisect.bisect_left(times, mark.start_ns), bisect.bisect_right(times, mark.end_ns)
+        inside = [i for _, i in mine[lo:hi]]
+        if mark.name == JUDGE:
+            own.update(i for i in inside if activities[i].op)
+            continue
+        for marker in _FLUSHES:
+            own.update(next(([i] for i in inside if marker in activities[i].name), []))
     return own
 
 

@@ -75,17 +75,48 @@ def main() -> None:
         with args.out.open("a") as f:
             f.write(json.dumps(data) + "\n")
         report = RunReport.from_dict(data)
-        rows.append(catalogue.row(target.spec, report))
-        t = report.timing[0] if report.timing else None
         print(
-            f"{target.spec.id:20s} {report.verdict.value:8s} {report.reason:16s} "
-            f"{wall:5.1f}s {catalogue.row(target.spec, report).throughput:>14s} "
-            f"{(t.sol_pct if t and t.sol_pct else 0):6.1f}% "
-            f"{(t.speedup_vs_reference if t and t.speedup_vs_reference else 0):5.2f}x "
-            f"{report.message[:80] if not report.passed else ''}",
+            f"{target.spec.id:20s} {report.verdict.value:8s} {report.reason:18s} {wall:5.1f}s "
+            f"{report.message[:100] if not report.passed else ''}",
             flush=True,
         )
-    print(catalogue.markdown(rows))
+        rows += [shape_row(target.spec, report, t) for t in report.timing]
+        if report.score and len(report.timing) > 1:
+            rows.append(score_row(target.spec, report.score))
+    print(
+        "| puzzle | shape | median | host / launches | throughput | % same-size copy "
+        "| % of peak | vs best library |"
+    )
+    print("|---|---|---:|---:|---:|---:|---:|---:|")
+    print("\n".join(rows))
+
+
+def shape_row(spec, report: RunReport, t) -> str:
+    """One benchmark shape as a Markdown row of the README's table."""
+
+    def pct(x):
+        return f"{x:.1f}%" if x is not None else "-"
+
+    host = f"{t.host_ms * 1e3:.0f} us / {t.launches:g}" if t.host_ms and t.launches else "-"
+    library = (
+        f"{t.speedup_vs_library:.2f}x {t.library}" if t.speedup_vs_library is not None else "-"
+    )
+    median = f"{t.median_ms * 1e3:.1f} us" + ("" if report.passed else f" ({report.reason})")
+    return (
+        f"| {spec.id} | {t.case} | {median} | {host} | {t.throughput} | {pct(t.copy_pct)} "
+        f"| {pct(t.sol_pct)} | {library} |"
+    )
+
+
+def score_row(spec, score) -> str:
+    def pct(x):
+        return f"{x:.1f}%" if x is not None else "-"
+
+    library = f"{score.speedup_vs_library:.2f}x" if score.speedup_vs_library is not None else "-"
+    return (
+        f"| {spec.id} | score: geometric mean of {score.shapes} | {score.ms * 1e3:.1f} us | | "
+        f"| {pct(score.copy_pct)} | {pct(score.sol_pct)} | {library} |"
+    )
 
 
 if __name__ == "__main__":

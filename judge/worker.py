@@ -69,6 +69,7 @@ ALLOWED_OPS = {
 
 
 PR_SET_PDEATHSIG = 1  # prctl(2): the signal this process gets when its parent dies
+PR_SET_CHILD_SUBREAPER = 36  # prctl(2): orphaned descendants are re-parented to this process
 
 
 class Rejected(Exception):
@@ -184,6 +185,7 @@ class Worker:
         foreign = self.watched_call(fulls, cmd["sizes"], pointer_args)
         self.tuning.after_quick_calls()
         self.dump(fulls, cmd["tag"])
+        self.alone()
         self.send("case_done", foreign=foreign)
 
     def op_bench(self, cmd: dict) -> None:
@@ -213,7 +215,23 @@ class Worker:
             self.marking = False
         if record is not None:
             timed |= self.recorded(record, first_timed, timed)
+        self.alone()
         self.send("bench_done", foreign=foreign, **timed)
+
+    def alone(self) -> None:
+        """No process the submission started may still run: a helper process could do the work
+        on the device, out of sight of this process's profiler and events."""
+        found = descendants(os.getpid())
+        if found:
+            for pid, _ in found:  # they may have left the process group the judge kills
+                with contextlib.suppress(OSError):
+                    os.kill(pid, signal.SIGKILL)
+            names = ", ".join(f"{pid} ({name})" for pid, name in found[:3])
+            raise Rejected(
+                f"solve() left {len(found)} process(es) running: {names}; the work must be done "
+                "by Triton kernels launched from the judged process",
+                kind="helper-process",
+            )
 
     def recheck(self, cmd: dict, prepared: list) -> dict[str, int]:
         """The timed buffers, refilled with fresh inputs at the same addresses, called again;
@@ -489,12 +507,39 @@ def driver_version() -> str:
         return ""
 
 
+def descendants(pid: int) -> list[tuple[int, str]]:
+    """(pid, name) of every live descendant of a process, from /proc (zombies left out); empty
+    where /proc does not list children."""
+    found, todo = [], [pid]
+    while todo:
+        parent = todo.pop()
+        for children in Path(f"/proc/{parent}/task").glob("*/children"):
+            try:
+                pids = [int(p) for p in children.read_text().split()]
+            except (OSError, ValueError):
+                continue
+            for child in pids:
+                todo.append(child)
+                try:
+                    stat = Path(f"/proc/{child}/stat").read_text()
+                except OSError:
+                    continue
+                name, state = stat[stat.index("(") + 1 : stat.rindex(")")], stat.rsplit(")", 1)[1]
+                if state.split()[0] not in ("Z", "X"):
+                    found.append((child, name))
+    return found
+
+
 def die_with_parent(parent: int | None) -> None:
     """On Linux, ask the kernel to kill this worker when the judge dies, even by SIGKILL, so that
-    a killed batch leaves no worker running on the GPU. `parent` is None when a tool (the
-    sanitizer) stands between the judge and the worker: the worker then dies with the tool."""
+    a killed batch leaves no worker running on the GPU; and to re-parent the submission's
+    orphaned processes to this worker, so that none escapes `Worker.alone`. `parent` is None
+    when a tool (the sanitizer) stands between the judge and the worker: the worker then dies
+    with the tool."""
     try:
-        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+        libc.prctl(PR_SET_CHILD_SUBREAPER, 1)  # a daemonised helper stays a descendant
     except (OSError, AttributeError):
         return
     if parent is not None and os.getppid() != parent:  # the judge died before the request

@@ -168,3 +168,28 @@ def test_nothing_is_listed_in_interpreter_mode(make_worker, monkeypatch):
     w.solve = lambda *args: None
     monkeypatch.setattr(worker.launches, "listed", lambda *a: pytest.fail("listed on the CPU"))
     assert w.watched_call({}, {}, []) == {}
+
+
+def test_descendants_are_found_through_every_generation_and_zombies_are_not():
+    import subprocess
+    import sys
+
+    child = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import subprocess, time; subprocess.Popen(['sleep', '30']); time.sleep(30)",
+        ]
+    )
+    try:
+        deadline = time.monotonic() + 10
+        while len(worker.descendants(os.getpid())) < 2 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        found = worker.descendants(os.getpid())
+        assert child.pid in [pid for pid, _ in found]
+        assert "sleep" in [name for _, name in found]
+    finally:
+        for pid, _ in worker.descendants(os.getpid()):
+            os.kill(pid, 9)
+        child.wait()
+    assert child.pid not in [pid for pid, _ in worker.descendants(os.getpid())]

@@ -240,6 +240,41 @@ def solve(*args):
         "error|failed",
         {"protocol", "unwritten"},
     ),
+    # a helper process left running in a session of its own (out of the judge's process group),
+    # which could do the work on the device out of sight of the judged process
+    "helper_process": (
+        """
+import subprocess
+import sys
+
+
+def solve(*args):
+    honest.solve(*args)
+    subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"],
+                     start_new_session=True)
+""",
+        "rejected",
+        {"helper-process"},
+    ),
+    # a daemon: forked twice, the middle process gone, so the helper's parent is not the worker
+    "daemonised_helper": (
+        """
+import os
+import time
+
+
+def solve(*args):
+    honest.solve(*args)
+    if os.fork() == 0:
+        os.setsid()
+        if os.fork() == 0:
+            time.sleep(60)
+        os._exit(0)
+    os.wait()
+""",
+        "rejected",
+        {"helper-process"},
+    ),
     # a forged passed row in the judge's results database, if the worker can find it
     "forged_database_row": (
         """

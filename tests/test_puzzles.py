@@ -79,6 +79,46 @@ def test_reference_matches_an_independent_formula(pid):
 
 
 @pytest.mark.parametrize("pid", IDS)
+def test_a_memory_bound_puzzle_ranks_on_a_shape_of_at_least_128_mib(pid):
+    """Where a copy reaches about 90% of its peak: a small shape alone measures launches."""
+    from judge import bench
+
+    spec = registry.get(pid, ROOT)
+    assert spec.library, "no `library:` label for the reference's call"
+    if spec.speed_of_light.measure == "bytes":
+        assert max(bench.work(spec, c.size_map) for c in spec.benchmarks) >= 128 << 20
+
+
+@pytest.mark.parametrize("pid", IDS)
+def test_every_library_call_gives_the_references_answer(pid):
+    """The other library calls reference.py lists (LIBRARY), on the CPU in the puzzle's dtypes,
+    on its first interpreter cases, within the puzzle's tolerance."""
+    from judge import inputs
+    from judge.loader import import_file
+
+    spec = registry.get(pid, ROOT)
+    module = import_file(spec.directory / "reference.py", f"tpuzzle_library_{pid}")
+    for label, call in (getattr(module, "LIBRARY", None) or {}).items():
+        for case in [c for c in spec.tests if c.interpret][:3]:
+            sizes = case.size_map
+            want = truth.reference_truth(spec, truth.load_reference(spec), case).outputs
+            drawn = inputs.pristine(spec, sizes, case.seed, case.draw)
+            buffers = {
+                lay.arg.name: drawn[lay.arg.name].clone()
+                if lay.arg.name in drawn
+                else torch.zeros(lay.n, dtype=inputs.torch_dtype(lay.arg.dtype))
+                for lay in inputs.layouts(spec, sizes)
+            }
+            views = {lay.arg.name: buffers[lay.arg.name] for lay in inputs.layouts(spec, sizes)}
+            call(*inputs.call_args(spec, sizes, views))
+            tol = spec.tolerance.at(sizes)
+            for name, expected in want.items():
+                got = buffers[name].double()
+                err = (got - expected.double()).abs()
+                assert bool((err <= tol.atol + tol.rtol * expected.double().abs()).all()), label
+
+
+@pytest.mark.parametrize("pid", IDS)
 def test_every_case_discriminates(pid):
     """An all-zero answer must fail every case: the reference sits well above atol."""
     spec = registry.get(pid, ROOT)

@@ -319,6 +319,8 @@ def geomean(values: Iterable[float]) -> float | None:
     values = list(values)
     if not values or any(v is None or v <= 0 for v in values):
         return None
+    if len(values) == 1:
+        return values[0]
     return math.exp(statistics.fmean(math.log(v) for v in values))
 
 

@@ -25,11 +25,13 @@ class Row:
     verdict: str
     reason: str
     device: str
-    median_ms: float | None
-    throughput: str  # "3941 GB/s" or "612.3 TFLOP/s", "" when not timed
-    sol_pct: float | None
-    speedup: float | None
+    median_ms: float | None  # the score: geometric mean over the benchmark shapes
+    throughput: str  # the first shape's "3941 GB/s" or "612.3 TFLOP/s", "" when not timed
+    sol_pct: float | None  # percent of peak, mean over shapes
+    speedup: float | None  # ratio to the best library call, mean over shapes
     ranked: bool
+    copy_pct: float | None = None  # percent of a same-size copy, mean over shapes
+    shapes: int = 0  # benchmark shapes in the score
 
 
 def shipped(specs: Iterable[PuzzleSpec]) -> list[Job]:
@@ -72,7 +74,9 @@ def select(root: Path, target: str | Path | None, only: list[str]) -> list[Job]:
 
 
 def row(spec: PuzzleSpec, report: RunReport) -> Row:
+    """The puzzle's line: its score over every shape, the first shape's throughput."""
     t = report.timing[0] if report.timing else None
+    f = report.figure
     return Row(
         puzzle=spec.id,
         difficulty=spec.difficulty,
@@ -80,27 +84,30 @@ def row(spec: PuzzleSpec, report: RunReport) -> Row:
         verdict=report.verdict.value,
         reason=report.reason,
         device=report.env.device,
-        median_ms=t.median_ms if t else None,
+        median_ms=f.ms if f else None,
         throughput=t.throughput if t else "",
-        sol_pct=t.sol_pct if t else None,
-        speedup=t.speedup_vs_reference if t else None,
+        sol_pct=f.sol_pct if f else None,
+        speedup=f.speedup_vs_library if f else None,
         ranked=report.ranked,
+        copy_pct=f.copy_pct if f else None,
+        shapes=f.shapes if f else 0,
     )
 
 
 def markdown(rows: list[Row]) -> str:
     """The catalogue table as GitHub-flavoured Markdown."""
     lines = [
-        "| puzzle | difficulty | verdict | GPU | median | throughput | speed of light | "
-        "vs PyTorch |",
-        "|---|---|---|---|---:|---:|---:|---:|",
+        "| puzzle | difficulty | verdict | GPU | score | shapes | throughput | same-size copy | "
+        "speed of light | vs best library |",
+        "|---|---|---|---|---:|---:|---:|---:|---:|---:|",
     ]
     for r in rows:
-        median = f"{r.median_ms * 1e3:.1f} us" if r.median_ms is not None else "-"
+        score = f"{r.median_ms * 1e3:.1f} us" if r.median_ms is not None else "-"
+        copy = f"{r.copy_pct:.1f}%" if r.copy_pct is not None else "-"
         sol = f"{r.sol_pct:.1f}%" if r.sol_pct is not None else "-"
         speedup = f"{r.speedup:.2f}x" if r.speedup is not None else "-"
         lines.append(
-            f"| {r.puzzle} | {r.difficulty} | {r.verdict} | {r.device} | {median} | "
-            f"{r.throughput or '-'} | {sol} | {speedup} |"
+            f"| {r.puzzle} | {r.difficulty} | {r.verdict} | {r.device} | {score} | "
+            f"{r.shapes or '-'} | {r.throughput or '-'} | {copy} | {sol} | {speedup} |"
         )
     return "\n".join(lines) + "\n"

@@ -538,7 +538,7 @@ def local_rank(conn, result) -> tuple[int, int] | None:
     if not result.ranked:
         return None
     medians = store.ranked_medians(conn, result.puzzle, result.env.device)
-    mine = result.timing[0].median_ms
+    mine = result.figure.ms
     return 1 + sum(m < mine for m in medians.values()), max(len(medians), 1)
 
 

@@ -205,16 +205,21 @@ def _explain(report: RunReport) -> str:
 
 
 def _timing_line(report: RunReport) -> str:
-    t = report.timing[0] if report.timing else None
+    """The score over every shape, then each shape's median and figures."""
+    f = report.figure
     where = f"on {report.env.device}"
-    if t is None:
+    if f is None:
         return f"passed {cases_passed(report)}/{len(report.cases)} cases {where}; not timed"
-    parts = [f"median {_us(t.median_ms)} (p20-p80 {_us(t.p20_ms)} to {_us(t.p80_ms)})"]
-    parts += [t.throughput] if t.throughput else []
-    parts += [f"{t.sol_pct:.1f}% of speed of light"] if t.sol_pct is not None else []
-    if t.speedup_vs_reference is not None:
-        parts.append(f"{t.speedup_vs_reference:.2f}x PyTorch")
-    return ", ".join(parts) + f" {where}" + ("" if report.ranked else " (not ranked)")
+    parts = [f"score {_us(f.ms)} (p20-p80 {_us(f.p20_ms)} to {_us(f.p80_ms)}, {f.shapes} shapes)"]
+    for t in report.timing:
+        shape = [f"{t.case}: median {_us(t.median_ms)}"]
+        shape += [t.throughput] if t.throughput else []
+        shape += [f"{t.copy_pct:.1f}% of a same-size copy"] if t.copy_pct is not None else []
+        shape += [f"{t.sol_pct:.1f}% of speed of light"] if t.sol_pct is not None else []
+        if t.speedup_vs_library is not None:
+            shape.append(f"{t.speedup_vs_library:.2f}x {t.library or 'library'}")
+        parts.append(" ".join(shape[:1]) + (f" ({', '.join(shape[1:])})" if shape[1:] else ""))
+    return "; ".join(parts) + f" {where}" + ("" if report.ranked else " (not ranked)")
 
 
 def _xml(text: str) -> str:
@@ -288,7 +293,7 @@ def to_csv(graded: Iterable[Graded]) -> str:
         cases = [int(c.status == "passed") for c in r.cases]
         writer.writerow(
             [g.submission.student, g.submission.puzzle, str(g.submission.path), r.verdict.value]
-            + [r.reason, sum(cases), len(cases), _credit(r), t.median_ms if t else ""]
+            + [r.reason, sum(cases), len(cases), _credit(r), t.ms if t else ""]
             + cases
             + [""] * (width - len(cases))
         )

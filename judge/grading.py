@@ -20,7 +20,7 @@ from pathlib import Path
 from judge import __version__
 from judge.bench import is_tie
 from judge.errors import JudgeError, SubmissionNotFound, UnknownPuzzle
-from judge.results import RunReport, Timing
+from judge.results import RunReport, Score
 from judge.spec import PuzzleSpec
 from judge.store import file_sha256
 
@@ -58,11 +58,11 @@ class Row:
     cases_passed: int  # test cases with status "passed"
     cases_total: int  # every test case of the run, skipped ones included
     device: str  # where it ran (ranks compare only results of one device)
-    median_ms: float | None  # first benchmark's median; None when not timed or not passed
-    p20_ms: float | None
+    median_ms: float | None  # the score over every benchmark shape; None when not timed/passed
+    p20_ms: float | None  # the score's spread
     p80_ms: float | None
-    sol_pct: float | None  # percent of the device's measured peak
-    speedup: float | None  # PyTorch reference median / this median
+    sol_pct: float | None  # percent of the device's measured peak (mean over shapes)
+    speedup: float | None  # ratio to the best library call (mean over shapes)
     ranked: bool  # the report may enter a leaderboard
 
 
@@ -223,14 +223,14 @@ def shard(submissions: Iterable[Submission], k: int, n: int) -> list[Submission]
 
 
 def class_table(graded: Iterable[Graded]) -> dict[str, list[Row]]:
-    """Rows per puzzle (sorted by id): ranked passes by median, ranked within each device (devices
+    """Rows per puzzle (sorted by id): ranked passes by score, ranked within each device (devices
     by name); then passes that are not ranked; then failed, rejected and error; both by student."""
     return {puzzle: _puzzle_rows(items) for puzzle, items in by_puzzle(graded).items()}
 
 
 def _puzzle_rows(items: list[Graded]) -> list[Row]:
     by_device: dict[str, list[Graded]] = {}
-    for g in sorted(filter(_rankable, items), key=lambda g: (headline(g).median_ms, _student(g))):
+    for g in sorted(filter(_rankable, items), key=lambda g: (headline(g).ms, _student(g))):
         by_device.setdefault(g.report.env.device, []).append(g)
     rows = [row for device in sorted(by_device) for row in _ranked_rows(by_device[device])]
     rest = sorted(
@@ -242,7 +242,7 @@ def _puzzle_rows(items: list[Graded]) -> list[Row]:
 def _ranked_rows(group: list[Graded]) -> list[Row]:
     """Competition ranking of one device's results sorted by median: a result tied with the one
     before it shares that one's rank, so a chain of ties shares one rank."""
-    spreads = [(t.median_ms, t.p20_ms, t.p80_ms) for t in map(headline, group)]
+    spreads = [f.spread for f in map(headline, group)]
     tied = [i > 0 and is_tie(spreads[i - 1], spreads[i]) for i in range(len(group))] + [False]
     rows: list[Row] = []
     for i, g in enumerate(group):
@@ -262,11 +262,11 @@ def _row(g: Graded, rank: int | None, tie: bool) -> Row:
         cases_passed=cases_passed(r),
         cases_total=len(r.cases),
         device=r.env.device,
-        median_ms=t.median_ms if t else None,
+        median_ms=t.ms if t else None,
         p20_ms=t.p20_ms if t else None,
         p80_ms=t.p80_ms if t else None,
         sol_pct=t.sol_pct if t else None,
-        speedup=t.speedup_vs_reference if t else None,
+        speedup=t.speedup_vs_library if t else None,
         ranked=r.ranked,
     )
 
@@ -275,9 +275,10 @@ def _rankable(g: Graded) -> bool:
     return g.report.ranked and g.report.passed and bool(g.report.timing)
 
 
-def headline(g: Graded) -> Timing | None:
-    """The first benchmark of a pass; None when not timed or not passed (no time to show)."""
-    return g.report.timing[0] if g.report.timing and g.report.passed else None
+def headline(g: Graded) -> Score | None:
+    """What a pass ranks on, its score over every benchmark shape; None when not timed or not
+    passed (no time to show)."""
+    return g.report.figure if g.report.passed else None
 
 
 def _student(g: Graded) -> str:

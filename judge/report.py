@@ -50,7 +50,7 @@ def run_report(
     if failing is not None:
         parts.append(_failure_panel(failing))
     if report.timing:
-        parts.append(_timing_table(report.timing, rank))
+        parts.append(_timing_table(report, rank))
     parts.append(_env_line(report))
     parts += [Text(f"note: {n}", style="italic dim") for n in report.notes]
     if report.output.strip() and (show_output or report.verdict is Verdict.ERROR):
@@ -143,35 +143,79 @@ def _buffer_summary(b) -> str:
     return ", ".join(parts)
 
 
-def _timing_table(timings: tuple[Timing, ...], rank: tuple[int, int] | None) -> Table:
-    table = Table(title="timing (triton.testing.do_bench, L2 flushed)", title_justify="left")
+def _timing_table(report: RunReport, rank: tuple[int, int] | None) -> Group:
+    """A row per benchmark shape, then the score over every shape, and how the times were
+    taken."""
+    table = Table(title="timing (device time per call, every stream)", title_justify="left")
     for name in (
         "benchmark",
         "median",
         "p20-p80",
-        "samples",
+        "host/launches",
         "throughput",
-        "speed of light",
-        "PyTorch",
-        "speedup",
+        "copy %",
+        "peak %",
+        "vs library",
     ):
         table.add_column(name, justify="left" if name == "benchmark" else "right")
-    for t in timings:
-        throughput = t.throughput or "-"
-        sol = fmt(t.sol_pct, "{:.1f}%") + (" (above!)" if t.above_speed_of_light else "")
+    for t in report.timing:
         table.add_row(
             t.case,
             f"{t.median_ms * 1e3:.1f} us",
             f"{t.p20_ms * 1e3:.1f}-{t.p80_ms * 1e3:.1f} us",
-            str(t.samples),
-            throughput,
-            sol,
-            fmt(t.reference_median_ms and t.reference_median_ms * 1e3, "{:.1f} us"),
-            fmt(t.speedup_vs_reference, "{:.2f}x"),
+            _host(t),
+            t.throughput or "-",
+            fmt(t.copy_pct, "{:.1f}%"),
+            fmt(t.sol_pct, "{:.1f}%") + (" (above!)" if t.above_speed_of_light else ""),
+            _versus(t.speedup_vs_library, t.library),
+        )
+    if report.score is not None:
+        sc = report.score
+        table.add_section()
+        table.add_row(
+            Text(f"score ({sc.shapes} shape{'s' if sc.shapes > 1 else ''})", style="bold"),
+            Text(f"{sc.ms * 1e3:.1f} us", style="bold"),
+            f"{sc.p20_ms * 1e3:.1f}-{sc.p80_ms * 1e3:.1f} us",
+            "",
+            "",
+            fmt(sc.copy_pct, "{:.1f}%"),
+            fmt(sc.sol_pct, "{:.1f}%"),
+            _versus(sc.speedup_vs_library, ""),
         )
     if rank is not None:
         table.caption = f"rank {rank[0]} of {rank[1]} on this GPU model (local results)"
-    return table
+    lines = [
+        table,
+        Text(
+            "host/launches: one call's time on the host and the kernels, copies and fills it "
+            "causes; copy %: of a device copy moving the same bytes; peak %: of the device's "
+            "measured peak; vs library: the fastest library call for the same work",
+            style="dim",
+        ),
+    ]
+    if report.score is not None:
+        lines.append(
+            Text(
+                "score: the geometric mean of the shapes' medians, each at least its "
+                "speed-of-light time; what the run ranks on",
+                style="dim",
+            )
+        )
+    if report.method:
+        lines.append(Text(f"timed: {report.method}", style="dim"))
+    return Group(*lines)
+
+
+def _host(t: Timing) -> str:
+    """Host time of one call and the device work it launches, e.g. "48 us / 1"."""
+    if t.host_ms is None:
+        return "-"
+    launches = f" / {t.launches:g}" if t.launches is not None else ""
+    return f"{t.host_ms * 1e3:.0f} us{launches}"
+
+
+def _versus(ratio: float | None, library: str) -> str:
+    return fmt(ratio, "{:.2f}x") + (f" {library}" if ratio is not None and library else "")
 
 
 def _env_line(report: RunReport) -> Text:
@@ -248,10 +292,11 @@ def catalogue_table(rows, interpreted: bool) -> Group:
         "puzzle",
         "difficulty",
         "verdict",
-        "median",
+        "score",
         "throughput",
-        "speed of light",
-        "vs PyTorch",
+        "copy %",
+        "peak %",
+        "vs library",
     ):
         table.add_column(
             name, justify="left" if name in ("puzzle", "difficulty", "verdict") else "right"
@@ -264,8 +309,10 @@ def catalogue_table(rows, interpreted: bool) -> Group:
             r.puzzle,
             Text(r.difficulty, style=DIFFICULTY_COLOURS[r.difficulty]),
             verdict,
-            fmt(r.median_ms and r.median_ms * 1e3, "{:.1f} us"),
+            fmt(r.median_ms and r.median_ms * 1e3, "{:.1f} us")
+            + (f" ({r.shapes} shapes)" if r.shapes > 1 else ""),
             r.throughput or "-",
+            fmt(r.copy_pct, "{:.1f}%"),
             fmt(r.sol_pct, "{:.1f}%"),
             fmt(r.speedup, "{:.2f}x"),
         )
@@ -305,11 +352,13 @@ def _leaderboard_group(puzzle: str, device: str, entries: list[Entry]) -> Table:
     for name in (
         "rank",
         "submitter",
-        "median",
+        "score",
         "p20-p80",
+        "shapes",
         "throughput",
-        "speed of light",
-        "vs PyTorch",
+        "copy %",
+        "peak %",
+        "vs library",
         "date",
     ):
         table.add_column(name, justify="left" if name in ("submitter", "date") else "right")
@@ -319,13 +368,15 @@ def _leaderboard_group(puzzle: str, device: str, entries: list[Entry]) -> Table:
             e.submitter,
             f"{e.median_ms * 1e3:.1f} us",
             f"{e.p20_ms * 1e3:.1f}-{e.p80_ms * 1e3:.1f} us",
+            fmt(e.shapes, "{}"),
             _rate(e.gbps, e.tflops),
+            fmt(e.copy_pct, "{:.1f}%"),
             fmt(e.sol_pct, "{:.1f}%"),
             fmt(e.speedup, "{:.2f}x"),
             e.created_at[:10],
         )
     if any(e.tie for e in entries):
-        table.caption = '"=" marks a tie: medians within each other\'s p20-p80 spread'
+        table.caption = '"=" marks a tie: scores within each other\'s p20-p80 spread'
     return table
 
 
@@ -344,7 +395,7 @@ def _class_table(puzzle: str, rows: list) -> Table:
     timed = any(r.median_ms is not None for r in rows)
     table = Table(title=f"{puzzle} · {len(rows)} submission(s)", title_justify="left")
     columns = ["rank", "student", *(["GPU"] * several), "verdict", "cases"]
-    columns += ["median", "p20-p80", "speed of light", "vs PyTorch"] if timed else []
+    columns += ["score", "p20-p80", "peak %", "vs library"] if timed else []
     for name in columns:
         table.add_column(name, justify="left" if name in ("student", "GPU", "verdict") else "right")
     for r in rows:
@@ -364,7 +415,7 @@ def _class_table(puzzle: str, rows: list) -> Table:
             ]
         table.add_row(*cells)
     if any(r.tie for r in rows):
-        table.caption = '"=" marks a tie: medians within each other\'s p20-p80 spread'
+        table.caption = '"=" marks a tie: scores within each other\'s p20-p80 spread'
     return table
 
 

@@ -169,6 +169,18 @@ class RunReport:
     def passed(self) -> bool:
         return self.verdict is Verdict.PASSED
 
+    @property
+    def figure(self) -> Score | None:
+        """What the run ranks on: its score, or for a report stored before scores existed, its
+        first benchmark shape as a score of one shape; None when nothing was timed."""
+        if self.score is not None:
+            return self.score
+        if not self.timing:
+            return None
+        t = self.timing[0]
+        versus = t.speedup_vs_library or t.speedup_vs_reference  # the reference calls a library
+        return Score(t.median_ms, t.p20_ms, t.p80_ms, 1, t.sol_pct, t.copy_pct, versus)
+
     def to_dict(self) -> dict[str, Any]:
         data = dataclasses.asdict(self)
         data["verdict"] = self.verdict.value

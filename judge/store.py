@@ -53,6 +53,13 @@ MIGRATIONS = (
     ALTER TABLE runs ADD COLUMN context TEXT NOT NULL DEFAULT '';
     CREATE INDEX runs_resume ON runs (submitter, puzzle, submission_sha256, context);
     """,
+    """
+    -- from here on median_ms, p20_ms and p80_ms hold the run's score (the geometric mean over
+    -- every benchmark shape), sol_pct and copy_pct its means, speedup its mean ratio to the best
+    -- library call; rows stored before hold their first shape (a score of one shape)
+    ALTER TABLE runs ADD COLUMN copy_pct REAL;
+    ALTER TABLE runs ADD COLUMN shapes INTEGER;
+    """,
 )
 
 
@@ -102,6 +109,7 @@ def row_of(
     """The columns of one stored report. `sha256` is the hash of the judged file when the caller
     took it (else the file is hashed now)."""
     t = report.timing[0] if report.timing else None
+    f = report.figure
     return {
         "created_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
         "submitter": submitter,
@@ -113,14 +121,16 @@ def row_of(
         "mode": report.env.mode,
         "device": report.env.device,
         "ranked": int(report.ranked),
-        "median_ms": t and t.median_ms,
-        "p20_ms": t and t.p20_ms,
-        "p80_ms": t and t.p80_ms,
+        "median_ms": f and f.ms,
+        "p20_ms": f and f.p20_ms,
+        "p80_ms": f and f.p80_ms,
         "samples": t and t.samples,
         "gbps": t and t.gbps,
         "tflops": t and t.tflops,
-        "sol_pct": t and t.sol_pct,
-        "speedup": t and t.speedup_vs_reference,
+        "sol_pct": f and f.sol_pct,
+        "speedup": f and f.speedup_vs_library,
+        "copy_pct": f and f.copy_pct,
+        "shapes": f and f.shapes,
         "env_json": json.dumps(report.to_dict()["env"]),
         "report_json": json.dumps(report.to_dict()),
         "context": context,
@@ -167,7 +177,7 @@ class Best:
 
     puzzle: str
     verdict: str  # "passed" when any run passed, else the latest verdict
-    median_ms: float | None  # best ranked median, None when nothing was timed
+    median_ms: float | None  # best ranked score, None when nothing was timed
     device: str
 
 
@@ -200,7 +210,7 @@ def _better(new: Best, old: Best) -> bool:
 
 
 def ranked_medians(conn: sqlite3.Connection, puzzle: str, device: str) -> dict[str, float]:
-    """Best ranked median per submitter for one puzzle on one GPU model."""
+    """Best ranked score per submitter for one puzzle on one GPU model."""
     rows = conn.execute(
         "SELECT submitter, MIN(median_ms) AS best FROM runs WHERE puzzle = ? AND device = ? "
         "AND ranked = 1 GROUP BY submitter",
@@ -216,14 +226,16 @@ class Entry:
     puzzle: str  # puzzle id
     device: str  # GPU model; only runs on the same model are ranked together
     submitter: str  # who ran it
-    median_ms: float  # median of the timed calls
-    p20_ms: float  # 20th percentile
-    p80_ms: float  # 80th percentile
-    samples: int  # number of timed calls
-    gbps: float | None  # achieved GB/s, for byte formulas
-    tflops: float | None  # achieved TFLOP/s, for FLOP formulas
-    sol_pct: float | None  # percent of the device's measured peak
-    speedup: float | None  # PyTorch reference median / this median
+    median_ms: float  # the score: geometric mean of the shapes' medians (see results.Score)
+    p20_ms: float  # the same mean of the shapes' 20th percentiles
+    p80_ms: float  # the same mean of the shapes' 80th percentiles
+    samples: int  # timed calls of the first shape
+    gbps: float | None  # achieved GB/s on the first shape, for byte formulas
+    tflops: float | None  # achieved TFLOP/s on the first shape, for FLOP formulas
+    sol_pct: float | None  # percent of the device's measured peak (mean over shapes)
+    speedup: float | None  # ratio to the best library call (mean over shapes)
+    copy_pct: float | None  # percent of a same-size copy (mean over shapes), bytes puzzles
+    shapes: int | None  # benchmark shapes in the score (None: stored before scores)
     submission_sha256: str  # hash of the submitted file ("" when it could not be read)
     created_at: str  # ISO 8601, UTC
     run_id: int  # the row in `runs`
@@ -233,7 +245,7 @@ class Entry:
 
 _BEST_RANKED = """
     SELECT puzzle, device, submitter, median_ms, p20_ms, p80_ms, samples, gbps, tflops, sol_pct,
-           speedup, submission_sha256, created_at, id AS run_id
+           speedup, copy_pct, shapes, submission_sha256, created_at, id AS run_id
     FROM (
         SELECT *, ROW_NUMBER() OVER (
             PARTITION BY puzzle, device, submitter ORDER BY median_ms, id

@@ -48,7 +48,8 @@ def test_to_junit_is_valid_xml_with_failures_errors_and_times():
     assert [c.get("classname") for c in cases.values()] == ["vector_add"] * 4
     assert cases["alice"].get("time") == "1.250"
     assert cases["alice"].find("failure") is None
-    assert cases["alice"].findtext("system-out").startswith("median 100.0 us (p20-p80 98.0 us")
+    assert cases["alice"].findtext("system-out").startswith("score 100.0 us (p20-p80 98.0 us")
+    assert "N=25000000: median 100.0 us (3000 GB/s" in cases["alice"].findtext("system-out")
 
     failure = cases["bob"].find("failure")
     assert failure.get("message") == "wrong-answer" and failure.get("type") == "failed"

@@ -342,6 +342,36 @@ def test_ranks_are_per_device():
     ]
 
 
+def test_a_class_ranks_on_the_score_over_every_shape_not_the_first():
+    """alice is faster on the first shape; bob's geometric mean over both shapes is lower."""
+    from dataclasses import replace
+
+    from judge import bench
+
+    def two_shapes(small: float, large: float) -> dict:
+        shapes = (timing(small, 0.0001), replace(timing(large, 0.001), case="N=big"))
+        return dict(median=small, timing=shapes, score=bench.score(shapes))
+
+    rows = grading.class_table(
+        [graded("alice", **two_shapes(0.010, 4.0)), graded("bob", **two_shapes(0.020, 1.0))]
+    )["vector_add"]
+    assert [(r.student, r.rank) for r in rows] == [("bob", 1), ("alice", 2)]
+    assert rows[0].median_ms == pytest.approx((0.020 * 1.0) ** 0.5)
+
+
+def test_scores_within_each_others_spread_tie():
+    from judge import bench
+
+    def scored(median: float) -> dict:
+        return dict(median=median, score=bench.score((timing(median, 0.01),)))
+
+    rows = grading.class_table([graded("ada", **scored(1.0)), graded("bob", **scored(1.005))])
+    assert [(r.student, r.rank, r.tie) for r in rows["vector_add"]] == [
+        ("ada", 1, True),
+        ("bob", 1, True),
+    ]
+
+
 # ------------------------------------------------------------------------------- writers
 
 

@@ -22,7 +22,11 @@ def test_run_report_shows_verdict_failure_and_timing():
         "100.0 us",
         "3000 GB/s",
         "95.0%",
-        "1.20x",
+        "97.0%",
+        "1.20x torch.add",
+        "48 us / 1",
+        "score (1 shape)",
+        "device time per call: the method in words",
         "rank 2 of 5",
         "NVIDIA H100",
     ):
@@ -49,6 +53,8 @@ def entry(submitter, rank, tie=False, **fields):
         tflops=None,
         sol_pct=95.0,
         speedup=1.2,
+        copy_pct=97.5,
+        shapes=2,
         submission_sha256="ab" * 32,
         created_at="2025-03-04T05:06:07+00:00",
         run_id=1,
@@ -78,14 +84,14 @@ def test_leaderboard_table_one_table_per_puzzle_and_device():
     )
     assert "vector_add · NVIDIA H100" in text and "vector_add · NVIDIA H200" in text
     assert "matmul · NVIDIA H100" in text
-    for name in ("rank", "submitter", "median", "p20-p80", "speed of light", "vs PyTorch"):
+    for name in ("rank", "submitter", "score", "p20-p80", "copy %", "peak %", "vs library"):
         assert name in text
-    expected = ["1=", "ada", "200.0 us", "190.0-210.0 us", "3000 GB/s", "95.0%", "1.20x"]
-    assert cells(text, "ada") == [*expected, "2025-03-04"]
-    assert cells(text, "bob")[:3] == ["1=", "bob", "205.0 us"] and cells(text, "bob")[6] == "-"
-    assert cells(text, "cyd")[:5] == ["3", "cyd", "500.0 us", "450.0-550.0 us", "1234 GB/s"]
+    expected = ["1=", "ada", "200.0 us", "190.0-210.0 us", "2", "3000 GB/s", "97.5%", "95.0%"]
+    assert cells(text, "ada") == [*expected, "1.20x", "2025-03-04"]
+    assert cells(text, "bob")[:3] == ["1=", "bob", "205.0 us"] and cells(text, "bob")[8] == "-"
+    assert cells(text, "cyd")[:6] == ["3", "cyd", "500.0 us", "450.0-550.0 us", "2", "1234 GB/s"]
     assert cells(text, "dan")[:3] == ["1", "dan", "100.0 us"]
-    assert cells(text, "eve")[4] == "612.3 TFLOP/s"
+    assert cells(text, "eve")[5] == "612.3 TFLOP/s"
     assert text.count("marks a tie") == 1  # the caption explains "=" only under a table with ties
 
 
@@ -114,5 +120,5 @@ def test_class_tables_rank_ties_and_drop_timing_columns_when_nothing_was_timed()
     assert "vector_add · 3 submission(s)" in text and "1=" in text and "100.0 us" in text
     assert "failed (wrong-answer)" in text and "tie" in text
     untimed = render(report.class_tables(grading.class_table([graded("ada")])))
-    assert "median" not in untimed and "not ranked" not in untimed
+    assert "score" not in untimed and "not ranked" not in untimed
     assert "No submissions graded." in render(report.class_tables({}))

@@ -1,6 +1,16 @@
 import json
+from dataclasses import replace
 
-from judge.results import BufferCheck, CaseResult, EnvInfo, Mismatch, RunReport, Timing, Verdict
+from judge.results import (
+    BufferCheck,
+    CaseResult,
+    EnvInfo,
+    Mismatch,
+    RunReport,
+    Score,
+    Timing,
+    Verdict,
+)
 
 ENV = EnvInfo(
     mode="gpu",
@@ -58,8 +68,19 @@ def sample_report() -> RunReport:
                 sol_pct=95.0,
                 reference_median_ms=0.12,
                 speedup_vs_reference=1.2,
+                copy_pct=97.0,
+                library="torch.add",
+                library_median_ms=0.12,
+                speedup_vs_library=1.2,
+                event_median_ms=0.1,
+                device_span_ms=0.095,
+                launches=1,
+                host_ms=0.048,
+                floor_ms=0.08,
             ),
         ),
+        score=Score(0.1, 0.09, 0.11, 1, 95.0, 97.0, 1.2),
+        method="device time per call: the method in words",
     )
 
 
@@ -67,6 +88,14 @@ def test_round_trip_through_json():
     report = sample_report()
     data = json.loads(json.dumps(report.to_dict()))
     assert RunReport.from_dict(data) == report
+
+
+def test_the_ranked_figure_is_the_score_or_for_old_reports_the_first_shape():
+    report = sample_report()
+    assert report.figure is report.score
+    old = RunReport.from_dict({**report.to_dict(), "score": None})
+    assert old.figure.spread == (0.1, 0.09, 0.11) and old.figure.shapes == 1
+    assert replace(old, timing=()).figure is None
 
 
 def test_json_shape_for_the_cli():

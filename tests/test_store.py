@@ -1,9 +1,10 @@
 import dataclasses
 import sqlite3
 
+import pytest
 from test_results import sample_report
 
-from judge import store
+from judge import bench, store
 from judge.results import Verdict
 
 
@@ -18,6 +19,7 @@ def passed(median, device="NVIDIA H100"):
             "ranked": True,
             "timing": (timing,),
             "env": env,
+            "score": bench.score((timing,)),
         }
     )
 
@@ -73,7 +75,29 @@ def timed(median, spread=0.001, *, puzzle="vector_add", device="NVIDIA H100", **
         ranked=True,
         timing=(t,),
         env=dataclasses.replace(base.env, device=device),
+        score=bench.score((t,)),
     )
+
+
+def two_shapes(small: float, large: float, submitter_spread: float = 0.0001):
+    """A ranked pass timed on two shapes, scored on both."""
+    base = timed(small, submitter_spread)
+    first = dataclasses.replace(base.timing[0], floor_ms=None)
+    second = dataclasses.replace(
+        first, case="N=big", median_ms=large, p20_ms=large * 0.999, p80_ms=large * 1.001
+    )
+    shapes = (first, second)
+    return dataclasses.replace(base, timing=shapes, score=bench.score(shapes))
+
+
+def test_the_leaderboard_ranks_on_every_shape_not_the_first(tmp_path):
+    """ada is faster on the first shape, bob on the geometric mean of both."""
+    conn = store.connect(tmp_path / "r.db")
+    store.record(conn, two_shapes(0.010, 4.0), "ada")  # score 0.2
+    store.record(conn, two_shapes(0.020, 1.0), "bob")  # score 0.141
+    board = store.leaderboard(conn, "vector_add")
+    assert [(e.submitter, e.rank, e.shapes) for e in board] == [("bob", 1, 2), ("ada", 2, 2)]
+    assert board[0].median_ms == pytest.approx((0.020 * 1.0) ** 0.5)
 
 
 def interpreted(puzzle="vector_add"):
@@ -86,7 +110,7 @@ def above_light(median):
     """A pass faster than the measured peak allows: flagged, not ranked."""
     report = timed(median)
     t = dataclasses.replace(report.timing[0], sol_pct=130.0, above_speed_of_light=True)
-    return dataclasses.replace(report, ranked=False, timing=(t,))
+    return dataclasses.replace(report, ranked=False, timing=(t,), score=bench.score((t,)))
 
 
 CPU = "cpu (Triton interpreter)"
@@ -167,15 +191,17 @@ def test_a_version_1_database_is_migrated_and_keeps_its_runs(tmp_path):
 
     def version_1_row(report, submitter):
         row = store.row_of(report, submitter)
-        del row["context"]  # added by a later migration
+        for later in ("context", "copy_pct", "shapes"):  # added by later migrations
+            del row[later]
         return row
 
     run_id = store.insert(old, version_1_row(timed(0.2), "ada"))
     store.insert(old, version_1_row(interpreted(), "bob"))
     old.close()
     conn = store.connect(path)
-    assert conn.execute("PRAGMA user_version").fetchone()[0] == 3 == len(store.MIGRATIONS)
-    assert {r[1] for r in conn.execute("PRAGMA table_info(runs)")} >= {"context"}
+    assert conn.execute("PRAGMA user_version").fetchone()[0] == 4 == len(store.MIGRATIONS)
+    columns = {r[1] for r in conn.execute("PRAGMA table_info(runs)")}
+    assert columns >= {"context", "copy_pct", "shapes"}
     indexes = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'index'")}
     assert {"runs_puzzle", "runs_submitter", "runs_ranked"} <= indexes
     assert [(e.run_id, e.submitter, e.rank) for e in store.leaderboard(conn)] == [

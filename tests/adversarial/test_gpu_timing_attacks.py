@@ -1,0 +1,356 @@
+"""Attacks on the timing, and honest designs that must not be mistaken for them, on a CUDA device.
+
+A call's time is the longer of its CUDA events and the span of every piece of device work it
+caused (any stream, any thread, launched before or after solve() returned), from the profiler's
+record of the very calls that are timed; a mean span beyond the events' median is
+`timing-mismatch`, and foreign work in any checked or timed call is `foreign-launch`. Every
+attack wraps a puzzle's shipped solution (`honest`); each has the verdicts it may get, and one
+that is not rejected must not be ranked faster than the honest kernel.
+
+The benchmark shapes are cut to one moderate shape per puzzle (an honest kernel of 20-100 us),
+so that the file runs in a few minutes; `tests/benchmarks/timing_attacks.py` runs the same
+attacks at the puzzles' own benchmark shapes and prints a table.
+"""
+
+from __future__ import annotations
+
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from judge import registry, runner
+from judge.results import RunReport
+from judge.spec import Case
+
+pytestmark = pytest.mark.gpu
+
+ROOT = Path(__file__).resolve().parents[2] / "puzzles"
+FASTER_BY = 0.9  # an attack that is not rejected may not rank faster than this x honest
+
+
+@dataclass(frozen=True)
+class Target:
+    """A puzzle under attack: how its arguments split in two and where its output is."""
+
+    bench: str  # the benchmark shape used by the tests (a puzzle.yaml flow mapping)
+    cases: tuple[Case, ...]  # small test cases
+    halves: str  # Python: def halves(args) -> (first half's args, second half's args)
+    out: int  # position of the output pointer among the arguments
+    out_bytes: str  # Python expression in `args`: the output's size in bytes
+
+
+ELEMENTWISE = """
+def halves(args):
+    n = args[-1]
+    h = n // 2
+    first = (*args[:-1], h)
+    second = (*(a + 4 * h for a in args[:-1]), n - h)
+    return first, second
+"""
+
+TARGETS = {
+    "vector_add": Target(
+        "{sizes: {N: 4000000}, seed: 7}",
+        (Case("N=1500", (("N", 1500),), 11), Case("N=1000003", (("N", 1_000_003),), 12)),
+        ELEMENTWISE,
+        2,
+        "4 * args[-1]",
+    ),
+    "relu": Target(
+        "{sizes: {N: 8000000}, seed: 7}",
+        (Case("N=1500", (("N", 1500),), 11), Case("N=1000003", (("N", 1_000_003),), 12)),
+        ELEMENTWISE,
+        1,
+        "4 * args[-1]",
+    ),
+    "softmax_rows": Target(
+        "{sizes: {rows: 2048, cols: 4096}, seed: 7}",
+        (
+            Case("rows=3 cols=1000", (("rows", 3), ("cols", 1000)), 11),
+            Case("rows=513 cols=4096", (("rows", 513), ("cols", 4096)), 12),
+        ),
+        """
+def halves(args):
+    src, dst, rows, cols = args
+    h = rows // 2
+    return (src, dst, h, cols), (src + 4 * h * cols, dst + 4 * h * cols, rows - h, cols)
+""",
+        1,
+        "4 * args[2] * args[3]",
+    ),
+}
+
+PRELUDE = """
+import ctypes
+import gc
+import importlib.util
+import threading
+import time
+
+import torch
+import triton
+import triton.language as tl
+
+_spec = importlib.util.spec_from_file_location("honest", {honest!r})
+honest = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(honest)
+OUT = {out}
+side = torch.cuda.Stream()
+calls = [0]
+
+
+def out_bytes(args):
+    return {out_bytes}
+
+
+def loaded(fragment):
+    '''A shared library this process already mapped (PyTorch loads the CUDA runtime).'''
+    with open("/proc/self/maps") as maps:
+        paths = [line.split()[-1] for line in maps if "/" in line]
+    return ctypes.CDLL(next(p for p in paths if fragment in p.rsplit("/", 1)[-1]))
+
+{halves}
+"""
+
+REJECTED_TIMING = {("rejected", "timing-mismatch")}
+NEVER_PASSES = {
+    ("rejected", "timing-mismatch"),
+    ("failed", "unwritten"),
+    ("failed", "recheck-failed"),
+}
+HONEST = {("passed", "ok")}
+
+# name: (body, the (verdict, reason) pairs it may get, puzzles it runs on)
+ATTACKS = {
+    # the kernel on a side stream, never joined: the events see an empty stream
+    "side_stream": (
+        """
+def solve(*args):
+    with torch.cuda.stream(side):
+        honest.solve(*args)
+""",
+        REJECTED_TIMING,
+        ("vector_add", "relu", "softmax_rows"),
+    ),
+    # half the grid on the current stream, half on a side stream that does not wait for it: the
+    # side half runs during the judge's wait before the start event
+    "split_half_on_a_side_stream": (
+        """
+def solve(*args):
+    first, second = halves(args)
+    with torch.cuda.stream(side):
+        honest.solve(*second)
+    honest.solve(*first)
+""",
+        REJECTED_TIMING,
+        ("vector_add", "relu", "softmax_rows"),
+    ),
+    # the real work on a side stream, a decoy of half the size on the current one
+    "decoy_on_the_current_stream": (
+        """
+scratch = {{}}
+
+
+def solve(*args):
+    first, _ = halves(args)
+    size = out_bytes(args)
+    if size not in scratch:
+        scratch[size] = torch.empty(size // 4 + 1, dtype=torch.float32, device="cuda")
+    decoy = list(first)
+    decoy[OUT] = scratch[size].data_ptr()
+    with torch.cuda.stream(side):
+        honest.solve(*args)
+    honest.solve(*decoy)
+""",
+        REJECTED_TIMING,
+        ("vector_add", "relu", "softmax_rows"),
+    ),
+    # launched by a thread after solve() has returned
+    "thread_after_return": (
+        """
+def solve(*args):
+    threading.Thread(target=lambda: (time.sleep(0.0002), honest.solve(*args))).start()
+""",
+        NEVER_PASSES,
+        ("vector_add", "softmax_rows"),
+    ),
+    # forked properly, but joined only at the start of the next call: the work runs into it
+    "joined_by_the_next_call": (
+        """
+def solve(*args):
+    torch.cuda.current_stream().wait_stream(side)
+    side.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(side):
+        honest.solve(*args)
+""",
+        REJECTED_TIMING,
+        ("vector_add", "relu"),
+    ),
+    # a CUDA graph per set of addresses, replayed on a stream of its own
+    "cuda_graph_on_another_stream": (
+        """
+graphs = {{}}
+capture, replay = torch.cuda.Stream(), torch.cuda.Stream()
+
+
+def solve(*args):
+    if args not in graphs:
+        honest.solve(*args)  # compiled and loaded before the capture
+        torch.cuda.synchronize()
+        graph = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(graph, stream=capture):
+            honest.solve(*args)
+        graphs[args] = graph
+    with torch.cuda.stream(replay):
+        graphs[args].replay()
+""",
+        REJECTED_TIMING | {("rejected", "torch-in-solve")},
+        ("vector_add", "relu"),
+    ),
+    # honest on the first call; from the second on, the answer copied in by cudaMemcpy
+    "cuda_copy_from_the_second_call": (
+        """
+cudart = loaded("libcudart.so")
+scratch = {{}}
+
+
+def solve(*args):
+    calls[0] += 1
+    if calls[0] == 1:
+        honest.solve(*args)
+        return
+    size = out_bytes(args)
+    if size not in scratch:
+        scratch[size] = torch.empty(size // 4 + 1, dtype=torch.float32, device="cuda")
+    moved = list(args)
+    moved[OUT] = scratch[size].data_ptr()
+    honest.solve(*moved)
+    cudart.cudaMemcpy(ctypes.c_void_p(args[OUT]), ctypes.c_void_p(moved[OUT]),
+                      ctypes.c_size_t(size), 3)
+""",
+        {("rejected", "foreign-launch")},
+        ("vector_add", "softmax_rows"),
+    ),
+    # the work left to a finalizer of cyclic garbage, with the collector made eager
+    "finalizer_does_the_work": (
+        """
+class Later:
+    def __init__(self, args):
+        self.args, self.me = args, self
+
+    def __del__(self):
+        honest.solve(*self.args)
+
+
+def solve(*args):
+    gc.enable()
+    gc.set_threshold(1)
+    Later(args)
+""",
+        NEVER_PASSES,
+        ("vector_add",),
+    ),
+    # honest designs: forked and joined side stream; a thread joined before returning; a thread
+    # on a stream of its own, synchronised before returning
+    "honest_fork_join": (
+        """
+def solve(*args):
+    side.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(side):
+        honest.solve(*args)
+    torch.cuda.current_stream().wait_stream(side)
+""",
+        HONEST,
+        ("vector_add", "softmax_rows"),
+    ),
+    "honest_joined_thread": (
+        """
+def solve(*args):
+    worker = threading.Thread(target=honest.solve, args=args)
+    worker.start()
+    worker.join()
+""",
+        HONEST,
+        ("vector_add",),
+    ),
+}
+
+
+def catalogue(tmp_path: Path, puzzle: str, bench: str) -> Path:
+    """A copy of the puzzle whose benchmarks are the one shape given."""
+    root = tmp_path / "catalogue"
+    shutil.copytree(ROOT / puzzle, root / puzzle)
+    spec = root / puzzle / "puzzle.yaml"
+    head, rest = spec.read_text().split("\nbenchmarks:\n", 1)
+    tail = rest[rest.index("\nlibrary:") :]
+    spec.write_text(f"{head}\nbenchmarks:\n  - {bench}{tail}")
+    return root
+
+
+def honest_solution(puzzle: str) -> Path:
+    return sorted((ROOT / puzzle / "solutions" / "correct").glob("*.py"))[0]
+
+
+def submission(puzzle: str, body: str, directory: Path) -> Path:
+    target = TARGETS[puzzle]
+    prelude = PRELUDE.format(
+        honest=str(honest_solution(puzzle)),
+        out=target.out,
+        out_bytes=target.out_bytes,
+        halves=target.halves,
+    )
+    path = directory / "submission.py"
+    path.write_text(prelude + body.format())
+    return path
+
+
+def judged(puzzle: str, path: Path, root: Path | None, cases=None) -> RunReport:
+    """Judged and timed on the GPU: the spec's benchmarks (of `root`, else the catalogue's)."""
+    spec = registry.get(puzzle, root or ROOT)
+    options = runner.RunOptions(interpret=False, timeout_s=120, cases=cases)
+    return runner.judge(spec, path, options)
+
+
+def ranked_faster(attack: RunReport, honest: RunReport) -> bool:
+    """An attack that got a rank with a score below FASTER_BY x the honest kernel's."""
+    if not (attack.ranked and attack.score and honest.score):
+        return False
+    return attack.score.ms < FASTER_BY * honest.score.ms
+
+
+PAIRS = [(a, p) for a, (_, _, puzzles) in ATTACKS.items() for p in puzzles]
+
+
+@pytest.fixture(scope="module")
+def roots(tmp_path_factory):
+    return {p: catalogue(tmp_path_factory.mktemp(p), p, t.bench) for p, t in TARGETS.items()}
+
+
+@pytest.fixture(scope="module")
+def honest_runs(roots):
+    runs = {}
+    for puzzle in TARGETS:
+        runs[puzzle] = judged(puzzle, honest_solution(puzzle), roots[puzzle], TARGETS[puzzle].cases)
+    return runs
+
+
+@pytest.mark.parametrize("attack, puzzle", PAIRS, ids=[f"{p}-{a}" for a, p in PAIRS])
+def test_a_timing_attack_gets_its_verdict_and_never_outranks_honest(
+    attack, puzzle, roots, honest_runs, tmp_path
+):
+    body, allowed, _ = ATTACKS[attack]
+    honest = honest_runs[puzzle]
+    assert honest.passed, (honest.reason, honest.message)
+    report = judged(
+        puzzle, submission(puzzle, body, tmp_path), roots[puzzle], TARGETS[puzzle].cases
+    )
+    assert (report.verdict.value, report.reason) in allowed, report.message
+    assert not ranked_faster(report, honest), (report.score, honest.score)
+    if report.reason == "timing-mismatch" and "device's record" in report.message:
+        assert "CUDA events saw" in report.message and "us of work per call" in report.message
+    if report.passed:  # an honest design: timed like the honest kernel
+        assert report.ranked
+        assert report.score.ms <= 1.5 * honest.score.ms, (report.score, honest.score)
+        assert report.timing[0].device_span_ms is not None

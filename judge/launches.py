@@ -52,7 +52,8 @@ _WORK = {"kernel", "gpu_memcpy", "gpu_memset"}  # profiler activity types that a
 CALL = "tpuzzle.call"  # the host range around one call of solve()
 FLUSH = "tpuzzle.flush"  # the host range around the judge's L2 flush and head start
 JUDGE = "tpuzzle.judge"  # the host range around the judge's own PyTorch work (refills, dumps)
-_FLUSHES = ("FillFunctor", "spin_kernel")  # the flush's fill and the head start's sleep
+_FILL = "FillFunctor"  # PyTorch's fill kernel: writes one value, computes nothing
+_FLUSHES = (_FILL, "spin_kernel")  # the flush's fill and the head start's sleep
 
 
 @dataclass(frozen=True)
@@ -81,10 +82,13 @@ def foreign(
     activities: Iterable[Activity], triton_names: set[str], allowed_ops: set[str]
 ) -> list[str]:
     """The activities that were neither a Triton kernel that ran nor launched by an allowed ATen
-    operation, as names (with the operation, where one launched it), in launch order, each once."""
+    operation, as names (with the operation, where one launched it), in launch order, each once.
+    PyTorch's fill kernel counts as allowed whatever launched it: the profiler records the
+    operators of the judged thread only, so the fills of a torch.zeros (or an autotuner's L2
+    flush) in a thread of the submission's have no operator to show, and a fill computes nothing."""
     found: dict[str, None] = {}
     for activity in activities:
-        if activity.name in triton_names:
+        if activity.name in triton_names or _FILL in activity.name:
             continue
         if activity.op.startswith("aten::") and activity.op.removeprefix("aten::") in allowed_ops:
             continue
@@ -277,18 +281,22 @@ class Recorder:
     launch hook). After the block, `events` holds the profiler's raw events, or None where the
     profiler could not run or its record could not be read."""
 
-    def __init__(self) -> None:
-        self.launches = TritonLaunches()
+    def __init__(self, launches: TritonLaunches | None = None) -> None:
+        """`launches`: a launch hook already attached (and left so), whose names of earlier
+        launches count too: a CUDA graph replays kernels Triton launched when it was captured."""
+        self.launches = launches or TritonLaunches()
+        self._own = launches is None
         self.events = None
         self._profiler = None
 
     def __enter__(self) -> Recorder:
-        if self.launches.attach():
+        if not self._own or self.launches.attach():
             self._profiler = _start()
         return self
 
     def __exit__(self, *exc) -> None:
-        self.launches.detach()
+        if self._own:
+            self.launches.detach()
         if self._profiler is not None:
             self.events = _stop(self._profiler)
 
@@ -305,10 +313,12 @@ class Recorder:
             return []
 
 
-def listed(call: Callable[[], None], allowed_ops: set[str]) -> list[str]:
+def listed(
+    call: Callable[[], None], allowed_ops: set[str], seen: TritonLaunches | None = None
+) -> list[str]:
     """Run `call` once while recording; the foreign activities it launched (see `foreign`).
     Nothing is found where the profiler cannot be used."""
-    with Recorder() as record:
+    with Recorder(seen) as record:
         call()
     found = record.activities()
     return foreign(found, record.launches.names, allowed_ops) if found else []

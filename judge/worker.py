@@ -96,6 +96,7 @@ class Worker:
         self.tuning = TuningPolicy()
         self.ledger = StoreLedger()
         self.recording = False  # on the GPU: the profiler records device work in this process
+        self.triton = launches.TritonLaunches()  # every Triton kernel launched, from the import on
         self.marking = False  # calls are marked as profiler ranges (while a benchmark records)
         self.marked = 0  # calls marked so far
 
@@ -172,7 +173,7 @@ class Worker:
             self.ledger.install()
             interp.install()
         else:  # before the submission exists: whether device work can be recorded here at all
-            self.recording = launches.works()
+            self.recording = launches.works() and self.triton.attach()
         self.solve = load_solve(self.job["submission"], len(self.spec.args), self.spec.signature)
         self.send("loaded")
 
@@ -202,7 +203,7 @@ class Worker:
         timed, first_timed = {}, 0
         if cmd.get("timed", True):
             timed["cross_check"] = bench.cross_check(one_call)
-        recorder = launches.Recorder() if self.recording else contextlib.nullcontext()
+        recorder = launches.Recorder(self.triton) if self.recording else contextlib.nullcontext()
         with recorder as record, collector_paused():
             self.marking, self.marked = record is not None, 0
             if cmd.get("timed", True):
@@ -381,7 +382,9 @@ class Worker:
     def listed_call(self, args: list) -> None:
         """A call under the profiler: rejected when it launched device work that neither a
         Triton kernel of its own nor an allowed PyTorch operation did."""
-        found = launches.listed(lambda: self.call(args), ALLOWED_OPS)
+        found = launches.listed(
+            lambda: self.call(args), ALLOWED_OPS, self.triton if self.recording else None
+        )
         if found:
             raise Rejected(launches.describe(found), kind=launches.REASON)
 

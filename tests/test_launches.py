@@ -372,3 +372,17 @@ def test_launch_times_and_ranges_are_read_from_real_event_fields():
     assert (activity.launched_ns, activity.thread, activity.end_ns) == (12, 3, 38)
     assert activity.op == ""  # the op sharing the number is in another space: not its launcher
     assert launches.ranges(events) == [launches.Range(launches.CALL, 10, 20, 3)]
+
+
+def test_a_fill_is_never_foreign_even_without_the_operator_that_launched_it():
+    """A fill in a thread of the submission's (torch.zeros, an autotuner's flush): the profiler
+    records the judged thread's operators only."""
+    assert launches.foreign([Activity(FILL)], set(), ALLOWED_OPS) == []
+
+
+def test_a_recorder_given_a_hook_keeps_it_attached_and_its_names():
+    seen = launches.TritonLaunches()
+    seen.names.add("captured_earlier_kernel")
+    with launches.Recorder(seen) as record:
+        pass
+    assert record.launches is seen and "captured_earlier_kernel" in record.launches.names

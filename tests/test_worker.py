@@ -140,7 +140,7 @@ def test_on_the_gpu_every_checked_call_is_listed(make_worker, monkeypatch):
     solved, listed = [], []
     w.solve = lambda *args: solved.append(args)
 
-    def listing(call, allowed):
+    def listing(call, allowed, seen=None):
         listed.append(allowed)
         call()
         return []
@@ -156,7 +156,7 @@ def test_foreign_work_in_the_listed_call_is_rejected_by_name(make_worker, monkey
     w = make_worker(interpret=False)
     w.solve = lambda *args: None
     found = ["Memcpy DtoD (Device -> Device)", "axpy_kernel_val"]
-    monkeypatch.setattr(worker.launches, "listed", lambda call, allowed: found)
+    monkeypatch.setattr(worker.launches, "listed", lambda call, allowed, seen=None: found)
     with pytest.raises(worker.Rejected) as caught:
         w.watched_call({}, {}, [])
     assert caught.value.kind == "foreign-launch"

@@ -249,7 +249,7 @@ def solve(*args):
     gc.set_threshold(1)
     Later(args)
 """,
-        NEVER_PASSES,
+        NEVER_PASSES | {("rejected", "foreign-launch")},  # launched where no hook saw it
         ("vector_add",),
     ),
     # honest designs: forked and joined side stream; a thread joined before returning; a thread

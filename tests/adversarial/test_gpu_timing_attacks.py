@@ -249,11 +249,12 @@ def solve(*args):
     gc.set_threshold(1)
     Later(args)
 """,
-        NEVER_PASSES | {("rejected", "foreign-launch")},  # launched where no hook saw it
+        # the eager collector runs it inside the call (timed as it is), or where no hook sees it
+        NEVER_PASSES | HONEST | {("rejected", "foreign-launch")},
         ("vector_add",),
     ),
-    # honest designs: forked and joined side stream; a thread joined before returning; a thread
-    # on a stream of its own, synchronised before returning
+    # honest designs: a forked and joined side stream; a thread joined before returning (its
+    # start and join are host time the 200 us head start may not cover: timed, not faster)
     "honest_fork_join": (
         """
 def solve(*args):
@@ -350,7 +351,8 @@ def test_a_timing_attack_gets_its_verdict_and_never_outranks_honest(
     assert not ranked_faster(report, honest), (report.score, honest.score)
     if report.reason == "timing-mismatch" and "device's record" in report.message:
         assert "CUDA events saw" in report.message and "us of work per call" in report.message
-    if report.passed:  # an honest design: timed like the honest kernel
-        assert report.ranked
+    if report.passed:  # timed as what it is: every stream's work in its time
+        assert report.ranked and report.timing[0].device_span_ms is not None
+        assert report.score.ms >= FASTER_BY * honest.score.ms, (report.score, honest.score)
+    if attack == "honest_fork_join":  # no host work beyond the honest kernel's: timed alike
         assert report.score.ms <= 1.5 * honest.score.ms, (report.score, honest.score)
-        assert report.timing[0].device_span_ms is not None

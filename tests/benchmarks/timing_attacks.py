@@ -44,17 +44,18 @@ def main() -> None:
                 path = corpus.submission(puzzle, body, Path(tmp))
                 report = corpus.judged(puzzle, path, None, target.cases)
                 print(row(puzzle, attack, report, honest, time.monotonic() - started), flush=True)
-            honest_design = attack.startswith("honest")
-            fair = report.verdict.value != "passed" or (
-                report.score is not None
-                and honest.score is not None
-                and report.score.ms <= 2 * honest.score.ms
-            )
-            outranks = corpus.ranked_faster(report, honest)
-            ok = ok and fair and not outranks and (report.passed == honest_design)
+            if attack.startswith("honest"):  # honest designs must pass, and not look faster
+                fair = report.passed
+            else:  # attacks: rejected, or timed within 2x of the honest kernel
+                fair = not report.passed or (
+                    report.score is not None
+                    and honest.score is not None
+                    and report.score.ms <= 2 * honest.score.ms
+                )
+            ok = ok and fair and not corpus.ranked_faster(report, honest)
     print(
-        "every attack rejected or timed within 2x of honest, none ranked faster, honest designs "
-        f"passed: {'yes' if ok else 'NO'}"
+        "every attack rejected or timed within 2x of honest, none ranked faster than honest, "
+        f"honest designs passed: {'yes' if ok else 'NO'}"
     )
 
 

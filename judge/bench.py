@@ -24,7 +24,8 @@ from judge.spec import PuzzleSpec, evaluate
 WARMUP_MS = 25  # do_bench warm-up budget
 REP_MS = 100  # do_bench repetition budget
 CROSS_CHECK_CALLS = 20  # synchronised calls in the wall-clock cross-check
-HEAD_START_US = 200  # the device's wait after each flush while the host queues the call
+HEAD_START_US = 200  # the device's least wait after each flush while the host queues the call
+HEAD_START_HOST_FACTOR = 3  # ... and at least this many times the host time of one call
 COPY_CURVE_MIB = (1, 4, 16, 64, 256, 1024, 2048)  # copies calibrated, in MiB moved (read + write)
 READ_MIB = 2048  # the read-bandwidth calibration: a sum over this many MiB
 # Faster than light: a time whose rate exceeds the device's fastest measured rate by more than
@@ -39,7 +40,8 @@ SPAN_TOLERANCE = 1.10
 SPAN_SLACK_MS = 0.005
 METHOD = (
     "device time per call: median of every timed call, L2 flushed before each, the call's "
-    "launches queued {head_start} us ahead so the host's side is not timed, and every kernel, "
+    "launches queued ahead (at least 200 us, and 3x the call's host time) so the host's side is "
+    "not timed, and every kernel, "
     "copy and fill the call caused on any stream counted (CUDA events checked against the "
     "device's activity record)"
 )
@@ -53,6 +55,7 @@ def time_calls(
     warmup_ms: int = WARMUP_MS,
     rep_ms: int = REP_MS,
     flush_range: Callable[[], contextlib.AbstractContextManager] | None = None,
+    host_ms: float = 0.0,
 ) -> list[float]:
     """Every timed sample of fn in milliseconds, from triton.testing.do_bench.
 
@@ -62,13 +65,17 @@ def time_calls(
     PyTorch referee around it) shows up as an idle device between the events once it outlasts
     the flush, about 60 us on an H200: then a kernel of 10 us measures anywhere from 10 to 25 us
     with the host's jitter. So after each flush the device also waits HEAD_START_US (see
-    `head_start`), by which time the whole call is queued behind it. `flush_range`, when given,
-    wraps each flush and wait (the profiler's range that tells the judge's work from the call's).
+    `head_start`), by which time the whole call is queued behind it: HEAD_START_US, or for a call
+    whose host side is longer (`host_ms`, measured beforehand: many launches, Python between them,
+    the profiler's own cost per launch while it records), HEAD_START_HOST_FACTOR times that.
+    `flush_range`, when given, wraps each flush and wait (the profiler's range that tells the
+    judge's work from the call's).
     """
     from triton import runtime
     from triton.testing import do_bench
 
-    with head_start(runtime.driver.active, HEAD_START_US, flush_range):
+    wait_us = max(HEAD_START_US, HEAD_START_HOST_FACTOR * host_ms * 1e3)
+    with head_start(runtime.driver.active, wait_us, flush_range):
         times = do_bench(fn, warmup=warmup_ms, rep=rep_ms, return_mode="all")
     return [float(t) for t in times]
 

@@ -582,7 +582,7 @@ class Session:
             output=self.worker.output(),
             phases=dict(self.phases),
             score=bench.score(timings) if timed else None,
-            method=bench.METHOD.format(head_start=bench.HEAD_START_US) if timings else "",
+            method=bench.METHOD if timings else "",
         )
 
 

@@ -207,7 +207,11 @@ class Worker:
         with recorder as record, collector_paused():
             self.marking, self.marked = record is not None, 0
             if cmd.get("timed", True):
-                timed["times"] = bench.time_calls(one_call, flush_range=self.flush_range)
+                timed["times"] = bench.time_calls(
+                    one_call,
+                    flush_range=self.flush_range,
+                    host_ms=timed["cross_check"]["host_ms"],
+                )
                 first_timed = self.marked - len(timed["times"])
             else:  # untimed: each set is simply called again, as timing would
                 for _ in prepared:

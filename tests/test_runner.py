@@ -102,7 +102,8 @@ def test_children_of_the_worker_are_killed(vector_add, write_submission, tmp_pat
         f"open({str(pid_file)!r}, 'w').write(str(p.pid))"
     )
     report = judge(vector_add, write_submission(CORRECT.replace("{body}", spawn)), cases=SMALL)
-    assert report.verdict is Verdict.PASSED
+    assert (report.verdict, report.reason) == (Verdict.REJECTED, "helper-process")
+    assert "sleep" in report.message  # named, then killed
     pid = int(pid_file.read_text())
     for _ in range(50):
         try:

@@ -11,7 +11,7 @@ from pathlib import Path
 from judge import registry
 from judge.batch import Job
 from judge.errors import JudgeError
-from judge.results import RunReport
+from judge.results import RunReport, Timing
 from judge.spec import PuzzleSpec
 
 
@@ -32,6 +32,7 @@ class Row:
     ranked: bool
     copy_pct: float | None = None  # percent of a same-size copy, mean over shapes
     shapes: int = 0  # benchmark shapes in the score
+    per_shape: tuple[Timing, ...] = ()  # each benchmark shape's figures, when there are several
 
 
 def shipped(specs: Iterable[PuzzleSpec]) -> list[Job]:
@@ -91,6 +92,7 @@ def row(spec: PuzzleSpec, report: RunReport) -> Row:
         ranked=report.ranked,
         copy_pct=f.copy_pct if f else None,
         shapes=f.shapes if f else 0,
+        per_shape=report.timing if len(report.timing) > 1 else (),
     )
 
 

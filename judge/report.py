@@ -316,6 +316,17 @@ def catalogue_table(rows, interpreted: bool) -> Group:
             fmt(r.sol_pct, "{:.1f}%"),
             fmt(r.speedup, "{:.2f}x"),
         )
+        for t in r.per_shape:  # the shapes the score is the geometric mean of
+            table.add_row(
+                Text(f"  {t.case}", style="dim"),
+                "",
+                "",
+                Text(f"{t.median_ms * 1e3:.1f} us", style="dim"),
+                Text(t.throughput or "-", style="dim"),
+                Text(fmt(t.copy_pct, "{:.1f}%"), style="dim"),
+                Text(fmt(t.sol_pct, "{:.1f}%"), style="dim"),
+                Text(_versus(t.speedup_vs_library, ""), style="dim"),
+            )
     devices = sorted({r.device for r in rows})
     parts = [table, Text(f"device: {', '.join(devices)}", style="dim")]
     if interpreted:

@@ -122,3 +122,21 @@ def test_class_tables_rank_ties_and_drop_timing_columns_when_nothing_was_timed()
     untimed = render(report.class_tables(grading.class_table([graded("ada")])))
     assert "score" not in untimed and "not ranked" not in untimed
     assert "No submissions graded." in render(report.class_tables({}))
+
+
+def test_bench_table_shows_the_score_and_each_shape_under_it(vector_add):
+    from dataclasses import replace
+
+    from test_results import sample_report
+
+    from judge import bench, catalogue
+
+    base = sample_report()
+    small = replace(base.timing[0], case="N=small", median_ms=0.01, floor_ms=None)
+    large = replace(base.timing[0], case="N=large", median_ms=1.0, floor_ms=None, copy_pct=88.0)
+    two = replace(base, timing=(small, large), score=bench.score((small, large)))
+    text = render(report.catalogue_table([catalogue.row(vector_add, two)], interpreted=False))
+    assert "100.0 us (2 shapes)" in text  # the geometric mean of 10 us and 1000 us
+    assert "N=small" in text and "N=large" in text and "88.0%" in text
+    one = render(report.catalogue_table([catalogue.row(vector_add, base)], interpreted=False))
+    assert "N=25M" not in one  # a single shape is the score: no row of its own

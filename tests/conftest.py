@@ -45,7 +45,7 @@ def puzzles_root() -> Path:
 
 @pytest.fixture(scope="session")
 def vector_add(puzzles_root):
-    from judge import registry
+    from judge.core import registry
 
     return registry.get("vector_add", puzzles_root)
 

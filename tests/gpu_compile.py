@@ -39,9 +39,10 @@ def plain(value):
 def record(solutions_file: Path, launches_file: Path) -> None:
     from triton.runtime import interpreter
 
-    from judge import bench, inputs, interp, registry
-    from judge.loader import import_file
-    from judge.tuning import TuningPolicy
+    from judge.core import bench, inputs, registry
+    from judge.core.loader import import_file
+    from judge.isolation import interp
+    from judge.isolation.tuning import TuningPolicy
 
     interp.install()
     TuningPolicy().install(True)
@@ -129,7 +130,7 @@ def compile_all(launches_file: Path, results_file: Path) -> None:
     from triton.backends.compiler import GPUTarget
     from triton.compiler import ASTSource
 
-    from judge.loader import import_file
+    from judge.core.loader import import_file
 
     recorded = json.loads(launches_file.read_text())
     results = {

@@ -5,10 +5,10 @@ from pathlib import Path
 import pytest
 from test_results import sample_report
 
-from judge import batch, runner
+from judge.core.results import Verdict
+from judge.core.spec import Case
 from judge.errors import JudgeError
-from judge.results import Verdict
-from judge.spec import Case
+from judge.isolation import batch, runner
 
 
 class FakeWorker:

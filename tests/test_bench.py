@@ -2,7 +2,7 @@ from dataclasses import replace
 
 import pytest
 
-from judge import bench
+from judge.core import bench
 
 
 def test_summarize_median_and_quantiles():
@@ -56,7 +56,7 @@ def test_a_damaged_cache_file_is_a_miss_and_is_rewritten():
 
 
 def sweep_timing(case: str, n: int, median_ms: float, reference_ms: float | None):
-    from judge.results import Timing
+    from judge.core.results import Timing
 
     return Timing(
         case, {"N": n}, median_ms, median_ms, median_ms, 10, 3, reference_median_ms=reference_ms
@@ -146,7 +146,7 @@ def test_the_copy_curve_is_interpolated_on_log_scales_and_held_at_its_ends():
 
 
 def spec_with(measure: str, formula: str):
-    from judge.spec import SpeedOfLight
+    from judge.core.spec import SpeedOfLight
 
     spec = registry_spec("vector_add")
     peak = "copy_bandwidth" if measure == "bytes" else "matmul_fp16"
@@ -156,7 +156,7 @@ def spec_with(measure: str, formula: str):
 def registry_spec(puzzle_id):
     from pathlib import Path
 
-    from judge import registry
+    from judge.core import registry
 
     return registry.get(puzzle_id, Path(__file__).parent.parent / "puzzles")
 
@@ -191,7 +191,7 @@ def test_faster_than_light_against_the_fastest_rate_measured_with_a_margin():
 
 
 def test_the_score_is_the_geometric_mean_of_floored_shapes():
-    from judge.results import Timing
+    from judge.core.results import Timing
 
     fast_small = Timing("small", {}, 0.001, 0.001, 0.002, 9, 3, floor_ms=0.004, copy_pct=40.0)
     large = Timing("large", {}, 1.0, 0.9, 1.1, 9, 3, floor_ms=0.5, copy_pct=90.0)

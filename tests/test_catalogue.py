@@ -3,8 +3,8 @@ import shutil
 import pytest
 from test_results import sample_report
 
-from judge import catalogue
 from judge.errors import JudgeError
+from judge.records import catalogue
 
 
 @pytest.fixture

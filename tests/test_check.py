@@ -3,8 +3,8 @@ import math
 import pytest
 import torch
 
-from judge import check, inputs
-from judge.spec import Arg, Tolerance
+from judge.core import check, inputs
+from judge.core.spec import Arg, Tolerance
 
 TOL = Tolerance(atol=1e-5, rtol=1e-6)
 OUT = Arg(name="c_ptr", role="out", dtype="float32", shape=("N",))
@@ -102,7 +102,7 @@ def test_discriminates():
 
 
 def _dummy(n, prefix):
-    from judge.results import BufferCheck
+    from judge.core.results import BufferCheck
 
     return BufferCheck(name="c_ptr", ok=False, total=n, written_prefix=prefix)
 

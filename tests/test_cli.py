@@ -8,8 +8,8 @@ import pytest
 from test_store import interpreted, timed
 from typer.testing import CliRunner
 
-from judge import store
 from judge.cli import app
+from judge.records import store
 
 SOLUTIONS = "puzzles/vector_add/solutions"
 
@@ -348,7 +348,7 @@ def test_bench_usage_errors(cli, args, words):
 
 
 def test_run_sanitize_says_what_is_missing_in_one_line(cli, monkeypatch, tmp_path):
-    from judge import sanitize
+    from judge.isolation import sanitize
 
     monkeypatch.setenv("PATH", str(tmp_path))
     monkeypatch.setenv("CUDA_HOME", str(tmp_path))

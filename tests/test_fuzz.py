@@ -17,9 +17,9 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from judge import check, inputs
+from judge.core import check, inputs
+from judge.core.spec import Arg, Tolerance, load_spec
 from judge.errors import SpecError
-from judge.spec import Arg, Tolerance, load_spec
 
 FUZZ = settings(
     max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]

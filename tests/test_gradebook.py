@@ -8,8 +8,9 @@ from pathlib import Path
 import pytest
 from test_grading import H200, graded, make_report, pairs, sample_class
 
-from judge import __version__, gradebook
+from judge import __version__
 from judge.errors import JudgeError
+from judge.records import gradebook
 
 
 def test_to_json_document(tmp_path):

@@ -4,10 +4,18 @@ from pathlib import Path
 
 import pytest
 
-from judge import grading
+from judge.core.results import (
+    BufferCheck,
+    CaseResult,
+    EnvInfo,
+    Mismatch,
+    RunReport,
+    Timing,
+    Verdict,
+)
 from judge.errors import JudgeError, SubmissionNotFound, UnknownPuzzle
-from judge.grading import Graded, Submission
-from judge.results import BufferCheck, CaseResult, EnvInfo, Mismatch, RunReport, Timing, Verdict
+from judge.records import grading
+from judge.records.grading import Graded, Submission
 
 IDS = ("relu", "softmax", "vector_add")
 
@@ -346,7 +354,7 @@ def test_a_class_ranks_on_the_score_over_every_shape_not_the_first():
     """alice is faster on the first shape; bob's geometric mean over both shapes is lower."""
     from dataclasses import replace
 
-    from judge import bench
+    from judge.core import bench
 
     def two_shapes(small: float, large: float) -> dict:
         shapes = (timing(small, 0.0001), replace(timing(large, 0.001), case="N=big"))
@@ -360,7 +368,7 @@ def test_a_class_ranks_on_the_score_over_every_shape_not_the_first():
 
 
 def test_scores_within_each_others_spread_tie():
-    from judge import bench
+    from judge.core import bench
 
     def scored(median: float) -> dict:
         return dict(median=median, score=bench.score((timing(median, 0.01),)))

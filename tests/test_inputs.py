@@ -4,8 +4,8 @@ import numpy as np
 import pytest
 import torch
 
-from judge import inputs
-from judge.spec import Arg, Draw
+from judge.core import inputs
+from judge.core.spec import Arg, Draw
 
 
 def test_draws_are_deterministic_and_independent_per_argument(vector_add):

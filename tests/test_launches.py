@@ -4,9 +4,9 @@ import pytest
 import torch
 from torch.autograd import DeviceType
 
-from judge import launches
-from judge.launches import Activity
-from judge.worker import ALLOWED_OPS
+from judge.isolation import launches
+from judge.isolation.launches import Activity
+from judge.isolation.worker import ALLOWED_OPS
 
 MEMCPY = "Memcpy DtoD (Device -> Device)"
 MEMSET = "Memset (Device)"

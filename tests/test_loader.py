@@ -1,6 +1,6 @@
 import pytest
 
-from judge.loader import LoadError, load_solve
+from judge.core.loader import LoadError, load_solve
 
 SIGNATURE = "solve(a_ptr, b_ptr, c_ptr, N)"
 

@@ -4,7 +4,7 @@ import pytest
 from test_bench import sweep_timing
 from test_results import sample_report
 
-from judge import plot
+from judge.cli import plot
 
 
 def test_draw_sweep_writes_a_png(vector_add, tmp_path):

@@ -11,8 +11,9 @@ import numpy as np
 import pytest
 import torch
 
-from judge import check, registry, runner, truth
-from judge.results import Verdict
+from judge.core import check, registry, truth
+from judge.core.results import Verdict
+from judge.isolation import runner
 
 ROOT = Path(__file__).resolve().parent.parent / "puzzles"
 IDS = registry.puzzle_ids(ROOT)
@@ -24,7 +25,7 @@ FORMULAS = Path(__file__).resolve().parent / "formulas"
 def formula(pid: str):
     """tests/formulas/<id>.py: formula(inputs, sizes) -> outputs, in NumPy, written apart from
     the puzzle's PyTorch reference; inputs and outputs are float64 (or int) arrays by name."""
-    from judge.loader import import_file
+    from judge.core.loader import import_file
 
     return import_file(FORMULAS / f"{pid}.py", f"tpuzzle_formula_{pid}").formula
 
@@ -66,7 +67,7 @@ def test_reference_matches_an_independent_formula(pid):
     spec = registry.get(pid, ROOT)
     reference = truth.load_reference(spec)
     for case in [c for c in spec.tests if c.interpret][:6]:
-        from judge import inputs
+        from judge.core import inputs
 
         drawn = {
             k: v.double().numpy()
@@ -81,7 +82,7 @@ def test_reference_matches_an_independent_formula(pid):
 @pytest.mark.parametrize("pid", IDS)
 def test_a_memory_bound_puzzle_ranks_on_a_shape_of_at_least_128_mib(pid):
     """Where a copy reaches about 90% of its peak: a small shape alone measures launches."""
-    from judge import bench
+    from judge.core import bench
 
     spec = registry.get(pid, ROOT)
     if spec.speed_of_light.measure == "bytes":
@@ -98,8 +99,8 @@ def test_every_puzzle_names_the_library_call_of_its_reference(pid):
 def test_every_library_call_gives_the_references_answer(pid):
     """The other library calls reference.py lists (LIBRARY), on the CPU in the puzzle's dtypes,
     on its first interpreter cases, within the puzzle's tolerance."""
-    from judge import inputs
-    from judge.loader import import_file
+    from judge.core import inputs
+    from judge.core.loader import import_file
 
     spec = registry.get(pid, ROOT)
     module = import_file(spec.directory / "reference.py", f"tpuzzle_library_{pid}")

@@ -3,7 +3,7 @@ import sys
 
 import pytest
 
-from judge import registry
+from judge.core import registry
 from judge.errors import JudgeError, UnknownPuzzle
 
 
@@ -52,7 +52,7 @@ def test_non_editable_install_ships_the_catalogue(tmp_path, puzzles_root):
     )
     assert (target / "judge" / "puzzles" / "vector_add" / "puzzle.yaml").is_file()
     code = (
-        "from judge import registry; r = registry.puzzles_root(); "
+        "from judge.core import registry; r = registry.puzzles_root(); "
         "print(r); print(registry.get('vector_add', r).title)"
     )
     out = subprocess.run(

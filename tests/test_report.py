@@ -1,8 +1,8 @@
 from rich.console import Console
 from test_results import sample_report
 
-from judge import report
-from judge.store import Entry
+from judge.cli import report
+from judge.records.store import Entry
 
 
 def render(renderable) -> str:
@@ -107,7 +107,7 @@ def test_empty_leaderboard_says_how_to_get_ranked():
 def test_class_tables_rank_ties_and_drop_timing_columns_when_nothing_was_timed():
     from test_grading import graded
 
-    from judge import grading
+    from judge.records import grading
 
     timed = grading.class_table(
         [
@@ -129,7 +129,8 @@ def test_bench_table_shows_the_score_and_each_shape_under_it(vector_add):
 
     from test_results import sample_report
 
-    from judge import bench, catalogue
+    from judge.core import bench
+    from judge.records import catalogue
 
     base = sample_report()
     small = replace(base.timing[0], case="N=small", median_ms=0.01, floor_ms=None)

@@ -1,7 +1,7 @@
 import json
 from dataclasses import replace
 
-from judge.results import (
+from judge.core.results import (
     BufferCheck,
     CaseResult,
     EnvInfo,

@@ -5,9 +5,9 @@ import time
 
 import pytest
 
-from judge import channel, runner
-from judge.results import Verdict
-from judge.spec import Case
+from judge.core.results import Verdict
+from judge.core.spec import Case
+from judge.isolation import channel, runner
 
 CORRECT = """
 import triton
@@ -265,7 +265,7 @@ def test_a_sweep_times_every_distinct_test_size_after_the_benchmarks(vector_add)
 def test_the_worker_runs_on_the_inputs_the_parent_drew(vector_add, write_submission, monkeypatch):
     """The parent's draw is shifted here (in this process only): the case passes only if the
     worker maps the parent's sealed inputs instead of drawing its own from the seed."""
-    from judge import inputs, truth
+    from judge.core import inputs, truth
 
     if not truth.CAN_SEAL:
         pytest.skip("needs Linux memfd sealing")

@@ -3,10 +3,10 @@ import sys
 
 import pytest
 
-from judge import runner, sanitize
+from judge.core.results import Verdict
+from judge.core.spec import Case
 from judge.errors import JudgeError
-from judge.results import Verdict
-from judge.spec import Case
+from judge.isolation import runner, sanitize
 
 LOG = """\
 ========= COMPUTE-SANITIZER

@@ -3,8 +3,8 @@ import textwrap
 import pytest
 import yaml
 
+from judge.core.spec import evaluate, load_spec, numel
 from judge.errors import SpecError
-from judge.spec import evaluate, load_spec, numel
 
 BASE = {
     "id": "toy",

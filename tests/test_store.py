@@ -4,8 +4,9 @@ import sqlite3
 import pytest
 from test_results import sample_report
 
-from judge import bench, store
-from judge.results import Verdict
+from judge.core import bench
+from judge.core.results import Verdict
+from judge.records import store
 
 
 def passed(median, device="NVIDIA H100"):

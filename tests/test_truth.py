@@ -7,8 +7,8 @@ import time
 import pytest
 import torch
 
-from judge import inputs, truth
-from judge.spec import Case
+from judge.core import inputs, truth
+from judge.core.spec import Case
 
 
 def test_reference_truth_is_float64_from_pristine_inputs(vector_add):
@@ -49,7 +49,7 @@ def test_drawn_inputs_are_sealed_for_the_worker_and_no_process_can_change_them(
     drawn = inputs.pristine(vector_add, {"N": 7}, 5)
     script = (
         "import sys, torch\n"
-        "from judge import inputs\n"
+        "from judge.core import inputs\n"
         "path = sys.argv[1]\n"
         "print(inputs.mapped(path, 'float32', 7).tolist())\n"
         "try:\n"

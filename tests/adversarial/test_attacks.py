@@ -14,9 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from judge import registry, runner
-from judge.results import Verdict
-from judge.spec import Case
+from judge.core import registry
+from judge.core.results import Verdict
+from judge.core.spec import Case
+from judge.isolation import runner
 
 # Elementwise puzzles: float32 buffers of N elements, N last, one output.
 PUZZLES = {"vector_add": 2, "relu": 1}  # the output's position among the arguments
@@ -324,8 +325,8 @@ def test_an_attack_never_passes_and_gets_its_verdict(attack, puzzle, tmp_path):
 
 def test_a_worker_cannot_find_the_results_database(puzzles_root, tmp_path, monkeypatch):
     """A row stored before the attack keeps its verdict: the worker never learns the path."""
-    from judge import store
-    from judge.results import RunReport
+    from judge.core.results import RunReport
+    from judge.records import store
 
     db = Path(tmp_path / "results.db")
     monkeypatch.setenv("TPUZZLE_DB", str(db))

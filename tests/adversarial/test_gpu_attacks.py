@@ -3,16 +3,18 @@ mistaken for them: the verdict and reason each gets on a CUDA device.
 
 PyTorch on tensors made from the raw addresses is the referee's to catch; cuBLAS and CUDA copies
 called through ctypes never pass through PyTorch, and are caught by the listing of the first case's
-device work (judge.launches). Every attack wraps a puzzle's shipped solution (loaded as `honest`).
+device work (judge.isolation.launches). Every attack wraps a puzzle's shipped solution (loaded
+as `honest`).
 """
 
 from __future__ import annotations
 
 import pytest
 
-from judge import registry, runner
-from judge.results import Verdict
-from judge.spec import Case
+from judge.core import registry
+from judge.core.results import Verdict
+from judge.core.spec import Case
+from judge.isolation import runner
 
 pytestmark = pytest.mark.gpu
 

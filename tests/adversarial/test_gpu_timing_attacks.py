@@ -20,9 +20,10 @@ from pathlib import Path
 
 import pytest
 
-from judge import registry, runner
-from judge.results import RunReport
-from judge.spec import Case
+from judge.core import registry
+from judge.core.results import RunReport
+from judge.core.spec import Case
+from judge.isolation import runner
 
 pytestmark = pytest.mark.gpu
 

@@ -22,8 +22,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from judge import catalogue, registry  # noqa: E402
-from judge.results import RunReport  # noqa: E402
+from judge.core import registry  # noqa: E402
+from judge.core.results import RunReport  # noqa: E402
+from judge.records import catalogue  # noqa: E402
 
 
 def command(target: catalogue.Job, full: bool) -> list[str]:

@@ -1,8 +1,9 @@
 """The trusted parent: computes references, drives a worker, compares bytes, decides the verdict.
 
-The submission never runs in this process. The worker is a fresh `python -m judge.worker` in its own
-session (process group) with its own temporary directory and Triton cache; every phase has a
-deadline, and on a deadline the whole group is killed.
+The submission never runs in this process. The worker is a fresh process (forked from a
+pre-imported zygote, or `python -m judge.isolation.worker`) in its own session (process group)
+with its own temporary directory and Triton cache; every phase has a deadline, and on a deadline
+the whole group is killed.
 """
 
 from __future__ import annotations
@@ -19,8 +20,14 @@ from pathlib import Path
 
 import torch
 
-from judge import bench, channel, check, inputs, sanitize
-from judge.channel import (
+from judge.core import bench, check, inputs
+from judge.core.loader import file_sha256
+from judge.core.results import CaseResult, EnvInfo, RunReport, Timing, Verdict
+from judge.core.spec import Case, PuzzleSpec
+from judge.core.truth import CACHE as truth_cache
+from judge.core.truth import Truth, load_reference
+from judge.isolation import channel, sanitize
+from judge.isolation.channel import (
     SECRET_ENV,
     SECRET_FILE_ENV,
     WorkerFailure,
@@ -28,11 +35,6 @@ from judge.channel import (
     WorkerReported,
     launch,
 )
-from judge.results import CaseResult, EnvInfo, RunReport, Timing, Verdict
-from judge.spec import Case, PuzzleSpec
-from judge.store import file_sha256
-from judge.truth import CACHE as truth_cache
-from judge.truth import Truth, load_reference
 
 STARTUP_TIMEOUT_S = 180.0  # importing torch and triton, creating the CUDA context
 CALIBRATION_TIMEOUT_S = 120.0

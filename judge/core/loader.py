@@ -6,6 +6,7 @@ verdict will carry.
 
 from __future__ import annotations
 
+import hashlib
 import importlib.util
 import inspect
 import sys
@@ -78,3 +79,11 @@ def describe(exc: BaseException) -> str:
     if frames:
         text += f" (at {Path(frames[-1].filename).name}:{frames[-1].lineno})"
     return text
+
+
+def file_sha256(path: Path) -> str:
+    """The SHA-256 of a file's bytes in hex; "" when it cannot be read."""
+    try:
+        return hashlib.sha256(path.read_bytes()).hexdigest()
+    except OSError:
+        return ""

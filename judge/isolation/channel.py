@@ -19,13 +19,14 @@ import threading
 import time
 from pathlib import Path
 
-from judge import sanitize
+from judge.isolation import sanitize
 
 SECRET_ENV = "TPUZZLE_SECRET_SEED"  # an instructor's secret seed: never passed to a worker
 SECRET_FILE_ENV = "TPUZZLE_SECRET_SEED_FILE"
 SHM_MIN_FREE = 16 << 30  # /dev/shm holds job directories only when this much is free
 OUTPUT_HEAD = 16 * 1024  # bytes of a worker's output kept from the start
 OUTPUT_TAIL = 16 * 1024  # and from the end
+WORKER_MODULE = "judge.isolation.worker"
 POLL_S = 0.2  # how often a wait checks whether the worker is still alive
 
 
@@ -98,7 +99,15 @@ class WorkerProcess:
         work = job_dir / "work"
         work.mkdir(exist_ok=True)
         proc = subprocess.Popen(
-            [*prefix, sys.executable, "-m", "judge.worker", str(job_dir), str(cmd_r), str(event_w)],
+            [
+                *prefix,
+                sys.executable,
+                "-m",
+                "judge.isolation.worker",
+                str(job_dir),
+                str(cmd_r),
+                str(event_w),
+            ],
             cwd=work,
             env=env,
             stdin=subprocess.DEVNULL,
@@ -284,7 +293,7 @@ def worker_env(job_dir: Path, interpret: bool, gpu: int | None) -> dict[str, str
         for k, v in os.environ.items()
         if not k.startswith("TPUZZLE_") or k in WORKER_VISIBLE  # no database, cache or secret
     }
-    package_root = str(Path(__file__).resolve().parent.parent)
+    package_root = str(Path(__file__).resolve().parents[2])
     env["PYTHONPATH"] = os.pathsep.join(p for p in (package_root, env.get("PYTHONPATH")) if p)
     env["PYTHONUNBUFFERED"] = "1"
     env["TRITON_CACHE_DIR"] = str(job_dir / "triton-cache")

@@ -15,8 +15,8 @@ import shutil
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from judge.core.results import RunReport, Verdict
 from judge.errors import JudgeError
-from judge.results import RunReport, Verdict
 
 TOOL_ENV = "TPUZZLE_COMPUTE_SANITIZER"  # the tool's path, when it is not found by itself
 LOG_NAME = "sanitizer.log"

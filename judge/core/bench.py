@@ -18,8 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from judge.results import Score, Timing
-from judge.spec import PuzzleSpec, evaluate
+from judge.core.results import Score, Timing
+from judge.core.spec import PuzzleSpec, evaluate
 
 WARMUP_MS = 25  # do_bench warm-up budget
 REP_MS = 100  # do_bench repetition budget

@@ -16,10 +16,10 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from judge import channel
+from judge.core.results import RunReport
+from judge.core.spec import PuzzleSpec
 from judge.errors import JudgeError
-from judge.results import RunReport
-from judge.spec import PuzzleSpec
+from judge.isolation import channel
 
 LOOKAHEAD = 2  # workers a lane keeps starting ahead of the one it judges
 
@@ -68,7 +68,7 @@ def judge_each(
     early (an exception in the consumer, Ctrl-C) kills every worker still running.
     """
     if judge is None:
-        from judge import runner
+        from judge.isolation import runner
 
         judge = runner.judge
     batch = _Batch(jobs, options, launch, judge)

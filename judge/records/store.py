@@ -9,7 +9,6 @@ keeps every run it finished.
 from __future__ import annotations
 
 import getpass
-import hashlib
 import json
 import os
 import sqlite3
@@ -17,8 +16,9 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
-from judge.bench import is_tie
-from judge.results import RunReport
+from judge.core.bench import is_tie
+from judge.core.loader import file_sha256
+from judge.core.results import RunReport
 
 ENV_VAR = "TPUZZLE_DB"
 
@@ -94,13 +94,6 @@ def migrate(conn: sqlite3.Connection) -> None:
     for step in range(version, len(MIGRATIONS)):
         with conn:
             conn.executescript(f"BEGIN; {MIGRATIONS[step]} PRAGMA user_version = {step + 1};")
-
-
-def file_sha256(path: Path) -> str:
-    try:
-        return hashlib.sha256(path.read_bytes()).hexdigest()
-    except OSError:
-        return ""
 
 
 def row_of(

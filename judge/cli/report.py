@@ -17,9 +17,9 @@ from rich.syntax import Syntax
 from rich.table import Table
 from rich.text import Text
 
-from judge.results import CaseResult, RunReport, Timing, Verdict
-from judge.spec import PuzzleSpec
-from judge.store import Best, Entry
+from judge.core.results import CaseResult, RunReport, Timing, Verdict
+from judge.core.spec import PuzzleSpec
+from judge.records.store import Best, Entry
 
 COLOURS = {
     "passed": "green",

@@ -18,11 +18,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from judge import __version__
-from judge.bench import is_tie
+from judge.core.bench import is_tie
+from judge.core.loader import file_sha256
+from judge.core.results import RunReport, Score
+from judge.core.spec import PuzzleSpec
 from judge.errors import JudgeError, SubmissionNotFound, UnknownPuzzle
-from judge.results import RunReport, Score
-from judge.spec import PuzzleSpec
-from judge.store import file_sha256
 
 MANIFEST_COLUMNS = ("student", "puzzle", "path")
 LAYOUT = "ROOT/<student>/<puzzle>.py"

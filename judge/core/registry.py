@@ -12,8 +12,8 @@ import importlib.util
 import os
 from pathlib import Path
 
+from judge.core.spec import PuzzleSpec, load_spec
 from judge.errors import JudgeError, UnknownPuzzle
-from judge.spec import PuzzleSpec, load_spec
 
 ENV_VAR = "TPUZZLE_PUZZLES"
 SPEC_FILE = "puzzle.yaml"
@@ -31,7 +31,7 @@ def puzzles_root(explicit: str | Path | None = None) -> Path:
     installed = importlib.util.find_spec("judge.puzzles")
     if installed is not None and installed.submodule_search_locations:
         return Path(next(iter(installed.submodule_search_locations)))
-    return Path(__file__).resolve().parent.parent / "puzzles"
+    return Path(__file__).resolve().parents[2] / "puzzles"
 
 
 def puzzle_ids(root: Path) -> list[str]:

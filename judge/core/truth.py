@@ -15,9 +15,9 @@ from typing import NamedTuple
 
 import torch
 
-from judge import inputs
-from judge.loader import import_file
-from judge.spec import FLOAT_DTYPES, Case, PuzzleSpec
+from judge.core import inputs
+from judge.core.loader import import_file
+from judge.core.spec import FLOAT_DTYPES, Case, PuzzleSpec
 
 
 def load_reference(spec: PuzzleSpec):

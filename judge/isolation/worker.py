@@ -1,9 +1,10 @@
 """The worker: a fresh process that runs one submission on command from the trusted parent.
 
-Started by the runner as `python -m judge.worker JOB_DIR CMD_FD EVENT_FD`. It reads one JSON command
-per line on CMD_FD and answers one JSON event per line on EVENT_FD; buffers travel as raw files in
-JOB_DIR. It never judges: it hands back the bytes of every buffer (guard bands included) and the
-parent compares them against references it computed itself.
+Started as `python -m judge.isolation.worker JOB_DIR CMD_FD EVENT_FD`, or forked by the zygote,
+which calls `main` with the same three. It reads one JSON command per line on CMD_FD and answers
+one JSON event per line on EVENT_FD; buffers travel as raw files in JOB_DIR. It never judges: it
+hands back the bytes of every buffer (guard bands included) and the parent compares them against
+references it computed itself.
 
 Order matters for trust: calibration and the reference's timing happen before the submission is
 imported, so nothing the submission does can touch them.
@@ -26,11 +27,12 @@ from pathlib import Path
 
 import torch
 
-from judge import bench, inputs, interp, launches
-from judge.ledger import StoreLedger
-from judge.loader import LoadError, describe, import_file, load_solve
-from judge.spec import load_spec
-from judge.tuning import TuningPolicy
+from judge.core import bench, inputs
+from judge.core.loader import LoadError, describe, import_file, load_solve
+from judge.core.spec import load_spec
+from judge.isolation import interp, launches
+from judge.isolation.ledger import StoreLedger
+from judge.isolation.tuning import TuningPolicy
 
 # PyTorch operations a solve() may use: allocating scratch memory and views of it.
 ALLOWED_OPS = {
@@ -362,7 +364,7 @@ class Worker:
     def watched_call(self, fulls: dict, sizes: dict, args: list) -> dict[str, int]:
         """A call; in interpreter mode, with the output elements it changed without a Triton
         store counted per buffer (only buffers where some were). On the GPU it is listed
-        (judge.launches)."""
+        (judge.isolation.launches)."""
         if not self.ledger.installed:
             if self.interpret:
                 self.call(args)

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from judge import bench
-from judge.results import RunReport
-from judge.spec import PuzzleSpec
+from judge.core import bench
+from judge.core.results import RunReport
+from judge.core.spec import PuzzleSpec
 
 INSTALL = "pip install 'tpuzzle[plot]' (or: pip install matplotlib)"
 

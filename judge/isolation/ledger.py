@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from judge.inputs import as_bits
+from judge.core.inputs import as_bits
 
 _WRITERS = ("store", "atomic_cas", "atomic_rmw")
 

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import torch
 
-from judge.inputs import Layout, as_bits, guard_byte, sentinel
-from judge.results import BufferCheck, CaseResult, Mismatch
-from judge.spec import Tolerance
+from judge.core.inputs import Layout, as_bits, guard_byte, sentinel
+from judge.core.results import BufferCheck, CaseResult, Mismatch
+from judge.core.spec import Tolerance
 
 FIRST_MISMATCHES = 5  # wrong elements listed in a report
 

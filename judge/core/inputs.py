@@ -22,7 +22,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 import torch
 
-from judge.spec import FLOAT_DTYPES, Arg, Draw, PuzzleSpec, evaluate, numel
+from judge.core.spec import FLOAT_DTYPES, Arg, Draw, PuzzleSpec, evaluate, numel
 
 GUARD_BYTES = 16384  # per side; a multiple of 16 keeps the data 16-byte aligned
 GUARD_BYTE = 0xA5  # every byte of an output's guard band: a store past the end changes it

@@ -8,11 +8,11 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from judge import registry
-from judge.batch import Job
+from judge.core import registry
+from judge.core.results import RunReport, Timing
+from judge.core.spec import PuzzleSpec
 from judge.errors import JudgeError
-from judge.results import RunReport, Timing
-from judge.spec import PuzzleSpec
+from judge.isolation.batch import Job
 
 
 @dataclass(frozen=True)

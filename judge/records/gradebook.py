@@ -18,8 +18,9 @@ from pathlib import Path
 from typing import Any
 
 from judge import __version__
+from judge.core.results import RunReport, Verdict
 from judge.errors import JudgeError
-from judge.grading import (
+from judge.records.grading import (
     Graded,
     Row,
     Submission,
@@ -30,7 +31,6 @@ from judge.grading import (
     in_order,
     student_order,
 )
-from judge.results import RunReport, Verdict
 
 FORMAT = "tpuzzle-grading"  # the "format" key of a grading document
 FORMAT_VERSION = 1

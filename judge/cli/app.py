@@ -16,9 +16,11 @@ from typing import Annotated
 
 import typer
 
-from judge import registry, report, store
+from judge.cli import report
+from judge.core import registry
+from judge.core.spec import Case, PuzzleSpec, violated
 from judge.errors import JudgeError, SubmissionNotFound
-from judge.spec import Case, PuzzleSpec, violated
+from judge.records import store
 
 app = typer.Typer(
     help="Triton kernel puzzles, judged: pick one, write a kernel, run it.",
@@ -150,8 +152,8 @@ def run(
     db: DbOpt = None,
 ) -> None:
     """Judge SUBMISSION on PUZZLE: every test case, then timing on the GPU."""
-    from judge import channel
-    from judge import sanitize as memcheck
+    from judge.isolation import channel
+    from judge.isolation import sanitize as memcheck
 
     spec = registry.get(puzzle, registry.puzzles_root(puzzles))
     if not submission.is_file():
@@ -164,7 +166,7 @@ def run(
     # The worker starts importing PyTorch now, while this process imports it for the checks.
     worker = channel.launch(spec.directory / "puzzle.yaml", submission, interpret, gpu, tool)
     try:
-        from judge import runner
+        from judge.isolation import runner
     except BaseException:
         channel.discard(worker)
         raise
@@ -225,7 +227,7 @@ def bench(
     db: DbOpt = None,
 ) -> None:
     """Judge the whole catalogue (or one puzzle, or a directory of submissions): one table."""
-    from judge import catalogue
+    from judge.records import catalogue
 
     targets = catalogue.select(registry.puzzles_root(puzzles), target, puzzle or [])
     options, devices = batch_options(interpret, timing, timeout, gpus, jobs, recalibrate)
@@ -243,7 +245,7 @@ def bench(
     results = judge_jobs(targets, options, devices, labels, record, quiet=json_out)
     rows = [catalogue.row(t.spec, r) for t, r in zip(targets, results, strict=True)]
     if plot is not None and results[0].timing:
-        from judge import plot as plotting
+        from judge.cli import plot as plotting
 
         plotting.draw_sweep(targets[0].spec, results[0], plot)
     if markdown is not None:
@@ -267,7 +269,7 @@ def bench(
 
 
 def check_plot(targets, options) -> None:
-    from judge import plot
+    from judge.cli import plot
 
     if len(targets) != 1:
         raise JudgeError(f"--plot draws one puzzle; {len(targets)} were selected (name one)")
@@ -279,7 +281,7 @@ def check_plot(targets, options) -> None:
 
 def batch_options(interpret, timing, timeout, gpus, jobs, recalibrate, secret: str = ""):
     """(RunOptions, lane devices) for a batch command."""
-    from judge import batch, channel, runner
+    from judge.isolation import batch, channel, runner
 
     if jobs < 1:
         raise JudgeError(f"--jobs {jobs}: expected at least 1")
@@ -300,7 +302,7 @@ def batch_options(interpret, timing, timeout, gpus, jobs, recalibrate, secret: s
 def judge_jobs(jobs, options, devices, labels: list[str], record, quiet: bool) -> list:
     """Every job judged by `batch.judge_each` under a progress bar on stderr; `record(index,
     report)` runs here, in this thread, as each report arrives. Reports in job order."""
-    from judge import batch
+    from judge.isolation import batch
 
     reports: list = [None] * len(jobs)
     with report.progress(disable=quiet) as bar:
@@ -362,7 +364,8 @@ def grade(
 
     Exit code 0 when grading completed, whatever the verdicts; 2 when it could not start.
     """
-    from judge import batch, gradebook, grading
+    from judge.isolation import batch
+    from judge.records import gradebook, grading
 
     where = grading.parse_shard(shard) if shard else None
     secret = read_secret(secret_file)
@@ -421,7 +424,7 @@ def merge(
     csv_file: Annotated[Path | None, typer.Option("--csv", help="Write a gradebook CSV.")] = None,
 ) -> None:
     """Join the JSON of several `tpuzzle grade --shard` runs into one class table."""
-    from judge import gradebook, grading
+    from judge.records import gradebook, grading
 
     texts = []
     for path in documents:
@@ -440,7 +443,7 @@ def merge(
 
 
 def find_submissions(root: Path | None, manifest: Path | None, ids) -> list:
-    from judge import grading
+    from judge.records import grading
 
     if (root is None) == (manifest is None):
         raise JudgeError("give either ROOT (ROOT/<student>/<puzzle>.py) or --manifest CSV")
@@ -466,7 +469,7 @@ def read_secret(path: Path | None) -> str:
 
 def write_grading(graded, meta, json_file, junit, markdown, csv_file) -> None:
     """Every output file that was asked for."""
-    from judge import gradebook
+    from judge.records import gradebook
 
     writers = (
         (json_file, lambda: gradebook.to_json(graded, meta)),

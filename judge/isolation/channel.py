@@ -7,6 +7,8 @@ session so that killing its process group also kills whatever it started.
 
 from __future__ import annotations
 
+import atexit
+import hashlib
 import json
 import os
 import select
@@ -20,6 +22,7 @@ import time
 from pathlib import Path
 
 from judge.isolation import sanitize
+from judge.isolation.zygote import Spawner
 
 SECRET_ENV = "TPUZZLE_SECRET_SEED"  # an instructor's secret seed: never passed to a worker
 SECRET_FILE_ENV = "TPUZZLE_SECRET_SEED_FILE"
@@ -118,6 +121,16 @@ class WorkerProcess:
         )
         os.close(cmd_r)
         os.close(event_w)
+        return cls(proc, cmd_w, event_r, job_dir, interpret)
+
+    @classmethod
+    def forked(
+        cls, spawner: Spawner, job_dir: Path, env: dict[str, str], interpret: bool
+    ) -> WorkerProcess:
+        """A worker forked by a zygote (PyTorch and Triton already imported there)."""
+        work = job_dir / "work"
+        work.mkdir(exist_ok=True)
+        proc, cmd_w, event_r = spawner.fork(str(job_dir), str(work), env, ZYGOTE_TIMEOUT_S)
         return cls(proc, cmd_w, event_r, job_dir, interpret)
 
     def _drain(self) -> None:
@@ -242,9 +255,12 @@ def launch(
     interpret: bool,
     gpu: int | None,
     sanitizer: Path | None = None,
+    environ: dict[str, str] | None = None,
 ) -> WorkerProcess:
-    """A fresh worker for one submission, in a new job directory; it starts importing at once.
-    With `sanitizer` (compute-sanitizer's path) the worker runs under memcheck."""
+    """A fresh worker for one submission, in a new job directory: forked from this process's
+    zygote, else started from nothing. With `sanitizer` (compute-sanitizer's path) the worker
+    runs under memcheck. `environ` stands for this process's environment (a judge server judging
+    for a client passes the client's)."""
     job_dir = Path(tempfile.mkdtemp(prefix="tpuzzle-", dir=job_root()))
     job = {
         "spec": str(spec_file),
@@ -254,12 +270,61 @@ def launch(
         "parent": None if sanitizer else os.getpid(),
     }
     (job_dir / "job.json").write_text(json.dumps(job))
-    env = worker_env(job_dir, interpret, gpu)
-    prefix: list[str] = []
+    environ = dict(os.environ if environ is None else environ)
+    env = worker_env(job_dir, interpret, gpu, environ)
+    kept = compiled_dir(Path(submission), environ)
+    if kept is not None:
+        env["TRITON_CACHE_DIR"] = str(kept)
     if sanitizer is not None:
-        prefix = sanitize.wrapper(sanitizer, job_dir)
         env.update(sanitize.worker_env())
-    return WorkerProcess.start(job_dir, env, interpret, prefix)
+        return WorkerProcess.start(job_dir, env, interpret, sanitize.wrapper(sanitizer, job_dir))
+    spawner = zygote(interpret)
+    if spawner is not None:
+        try:
+            return WorkerProcess.forked(spawner, job_dir, env, interpret)
+        except OSError:
+            pass  # a zygote that cannot fork: a worker started from nothing instead
+    return WorkerProcess.start(job_dir, env, interpret)
+
+
+# One zygote per mode (interpreter or GPU) per judging process, started on first use; ZYGOTE_ENV
+# set to 0 starts every worker from nothing instead.
+ZYGOTE_ENV = "TPUZZLE_ZYGOTE"
+ZYGOTE_TIMEOUT_S = 180.0  # importing PyTorch and Triton on a cold disk
+_zygotes: dict[bool, Spawner] = {}
+_zygotes_lock = threading.Lock()
+
+
+def zygote(interpret: bool) -> Spawner | None:
+    """This process's zygote for the mode, started (importing in the background) if it is not
+    running; None where workers are not forked (ZYGOTE_ENV=0, or no fork on this platform)."""
+    if os.environ.get(ZYGOTE_ENV, "1") == "0" or not hasattr(os, "fork"):
+        return None
+    with _zygotes_lock:
+        found = _zygotes.get(interpret)
+        if found is None or not found.usable:
+            if found is not None:
+                found.close()
+            found = _zygotes[interpret] = Spawner.start(zygote_env(interpret))
+            if len(_zygotes) == 1:
+                atexit.register(close_zygotes)
+        return found
+
+
+def close_zygotes() -> None:
+    with _zygotes_lock:
+        spawners = list(_zygotes.values())
+        _zygotes.clear()
+    for spawner in spawners:
+        spawner.close()
+
+
+def zygote_env(interpret: bool) -> dict[str, str]:
+    """A zygote's environment: a worker's, less what belongs to one job (each fork gets its
+    job's own environment before it runs anything)."""
+    env = worker_env(Path(tempfile.gettempdir()), interpret, None)
+    env.pop("TRITON_CACHE_DIR", None)
+    return env
 
 
 def discard(worker: WorkerProcess) -> None:
@@ -285,12 +350,14 @@ def job_root() -> str | None:
 WORKER_VISIBLE = {"TPUZZLE_PROFILE_DIR"}
 
 
-def worker_env(job_dir: Path, interpret: bool, gpu: int | None) -> dict[str, str]:
-    """The worker's environment: ours, less tpuzzle's own settings (the secret seed, the results
-    database), with its own Triton cache."""
+def worker_env(
+    job_dir: Path, interpret: bool, gpu: int | None, environ: dict[str, str] | None = None
+) -> dict[str, str]:
+    """The worker's environment: ours (or `environ`), less tpuzzle's own settings (the secret
+    seed, the results database), with its own Triton cache."""
     env = {
         k: v
-        for k, v in os.environ.items()
+        for k, v in (os.environ if environ is None else environ).items()
         if not k.startswith("TPUZZLE_") or k in WORKER_VISIBLE  # no database, cache or secret
     }
     package_root = str(Path(__file__).resolve().parents[2])
@@ -303,6 +370,39 @@ def worker_env(job_dir: Path, interpret: bool, gpu: int | None) -> dict[str, str
     if gpu is not None:
         env["CUDA_VISIBLE_DEVICES"] = visible_device(gpu)
     return env
+
+
+KEEP_COMPILED_ENV = "TPUZZLE_KEEP_COMPILED"  # 0: every worker compiles into an empty cache
+KEPT_COMPILED = 256  # the most recently used submission paths whose compiled kernels are kept
+
+
+def compiled_dir(submission: Path, environ: dict[str, str]) -> Path | None:
+    """The Triton cache kept for one submission file (by its resolved path), so that running
+    the same file again does not compile its unchanged kernels again: Triton keys each entry by
+    the kernel's source, options and versions, so an edited kernel is compiled anew. Each file
+    has its own, as each worker had its own: nothing one submission compiled is seen by another.
+    None when keeping is off (TPUZZLE_KEEP_COMPILED=0) or the cache cannot be written."""
+    if environ.get(KEEP_COMPILED_ENV, "1") == "0":
+        return None
+    from judge.core.bench import cache_dir
+
+    digest = hashlib.sha256(str(submission.resolve()).encode()).hexdigest()[:24]
+    root = cache_dir() / "compiled"
+    try:
+        path = root / digest
+        path.mkdir(parents=True, exist_ok=True)
+        os.utime(path)
+        prune(root, KEPT_COMPILED)
+    except OSError:
+        return None
+    return path
+
+
+def prune(root: Path, keep: int) -> None:
+    """Remove all but the `keep` most recently used folders of root."""
+    folders = sorted(root.iterdir(), key=lambda p: p.stat().st_mtime, reverse=True)
+    for old in folders[keep:]:
+        shutil.rmtree(old, ignore_errors=True)
 
 
 def visible_device(index: int) -> str:

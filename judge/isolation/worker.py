@@ -555,11 +555,11 @@ def die_with_parent(parent: int | None) -> None:
         os._exit(1)
 
 
-def main(argv: list[str]) -> int:
-    job_dir, cmd_fd, event_fd = Path(argv[1]), int(argv[2]), int(argv[3])
-    worker = Worker(job_dir, cmd_fd, event_fd)
-    if "parent" in worker.job:
-        die_with_parent(worker.job["parent"])
+def run(job_dir: str | Path, cmd_fd: int, event_fd: int, parent: int | None) -> int:
+    """Serve one job: commands on cmd_fd, events on event_fd, until told to exit. `parent` is
+    the process this worker dies with (None: leave that to a tool standing in between)."""
+    worker = Worker(Path(job_dir), cmd_fd, event_fd)
+    die_with_parent(parent)
     profile_dir = os.environ.get("TPUZZLE_PROFILE_DIR")  # for developers of the judge
     if profile_dir:
         import cProfile
@@ -568,6 +568,12 @@ def main(argv: list[str]) -> int:
     else:
         worker.serve()
     return 0
+
+
+def main(argv: list[str]) -> int:
+    job_dir, cmd_fd, event_fd = Path(argv[1]), int(argv[2]), int(argv[3])
+    parent = json.loads((job_dir / "job.json").read_text()).get("parent")
+    return run(job_dir, cmd_fd, event_fd, parent)
 
 
 if __name__ == "__main__":

@@ -144,6 +144,16 @@ class EnvInfo:
 
 
 @dataclass(frozen=True)
+class Progress:
+    """How far a judging has come, as handed to a progress callback while it runs."""
+
+    stage: str  # "startup", "calibration", "import", "cases" or "benchmarks"
+    done: int  # steps of the stage finished (0 as the stage starts)
+    total: int  # steps the stage has (0 for a stage not counted in steps)
+    detail: str = ""  # the step just finished: a case's or a benchmark shape's name
+
+
+@dataclass(frozen=True)
 class RunReport:
     """The verdict on one submission for one puzzle."""
 

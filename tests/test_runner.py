@@ -7,7 +7,7 @@ import pytest
 
 from judge.core.results import Verdict
 from judge.core.spec import Case
-from judge.isolation import channel, runner
+from judge.isolation import channel, measure, runner
 
 CORRECT = """
 import triton
@@ -207,7 +207,7 @@ class FakeWorker:
 def test_measurements_are_cached_per_key_and_taken_again_once_on_recalibrate(
     vector_add, monkeypatch
 ):
-    monkeypatch.setattr(runner, "_MEASURED_HERE", set())
+    monkeypatch.setattr(measure, "_MEASURED_HERE", set())
     worker = FakeWorker()
     session = runner.Session(
         vector_add, vector_add.directory / "template.py", runner.RunOptions(), worker
@@ -233,7 +233,7 @@ def test_measurements_are_cached_per_key_and_taken_again_once_on_recalibrate(
         runner.RunOptions(recalibrate=True),
         worker,
     )
-    monkeypatch.setattr(runner, "_MEASURED_HERE", set())  # a new process
+    monkeypatch.setattr(measure, "_MEASURED_HERE", set())  # a new process
     assert fresh.measured(*args) == 3  # measured again, once
     assert fresh.measured(*args) == 3
     assert worker.asked == ["time_reference"] * 3

@@ -1,0 +1,91 @@
+"""What one judging has found so far, and the report made of it: the environment it ran in, the
+wall time of each phase, the notes for the reader, whether its times could be verified."""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from collections.abc import Iterator
+
+import torch
+
+from judge.core import bench
+from judge.core.results import CaseResult, EnvInfo, RunReport, Timing, Verdict
+from judge.core.spec import Case
+from judge.isolation.plan import Plan
+
+UNVERIFIED = (
+    "The times could not be checked against the device's activity record (the "
+    "profiler cannot record device work here): shown, not ranked."
+)
+
+
+def fallback_env(interpret: bool) -> EnvInfo:
+    """What the parent knows of the environment before a worker has reported."""
+    import platform
+
+    import triton
+
+    return EnvInfo(
+        mode="interpreter" if interpret else "gpu",
+        device="cpu (Triton interpreter)" if interpret else "cuda",
+        driver="",
+        cuda=torch.version.cuda or "",
+        triton=triton.__version__,
+        torch=torch.__version__,
+        python=platform.python_version(),
+    )
+
+
+class Findings:
+    """The record of one judging, from which its report is made."""
+
+    def __init__(self, plan: Plan, cases: list[Case]):
+        self.plan, self.cases = plan, cases
+        self.env = fallback_env(plan.interpret)
+        self.notes: list[str] = []
+        self.phases: dict[str, float] = {}
+        self.unverified = False  # a benchmark's times had no device record to check them
+
+    @contextlib.contextmanager
+    def phase(self, name: str) -> Iterator[None]:
+        """Accumulate the wall time spent in one phase of the run, for the report."""
+        started = time.monotonic()
+        try:
+            yield
+        finally:
+            spent = time.monotonic() - started
+            self.phases[name] = round(self.phases.get(name, 0.0) + spent, 3)
+
+    def report(
+        self,
+        verdict: Verdict,
+        reason: str,
+        message: str,
+        results: list[CaseResult],
+        timings: list[Timing],
+        output: str,
+    ) -> RunReport:
+        """The report: the cases not reached are skipped; only a passed run with verified times
+        outside the interpreter is ranked."""
+        ran = {r.name for r in results}
+        skipped = [self.plan.case_result(c, "skipped") for c in self.cases if c.name not in ran]
+        if self.unverified and verdict is Verdict.PASSED:
+            self.notes.append(UNVERIFIED)
+        timed = verdict is Verdict.PASSED and bool(timings)
+        return RunReport(
+            puzzle=self.plan.spec.id,
+            submission=str(self.plan.submission),
+            verdict=verdict,
+            reason=reason,
+            message=message,
+            cases=tuple(results + skipped),
+            timing=tuple(timings),
+            env=self.env,
+            ranked=timed and not self.plan.interpret and not self.unverified,
+            notes=tuple(self.notes),
+            output=output,
+            phases=dict(self.phases),
+            score=bench.score(timings) if timed else None,
+            method=bench.METHOD if timings else "",
+        )

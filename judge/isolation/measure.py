@@ -1,0 +1,134 @@
+"""What is measured before the submission is imported: the device's peaks (calibration) and the
+reference's times per benchmark shape, each from the disk cache, else from the worker while no
+submission code is loaded there; and how those measurements are read."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import replace
+from typing import Any
+
+from judge.core import bench
+from judge.core.loader import file_sha256
+from judge.core.results import EnvInfo
+from judge.core.spec import Case, PuzzleSpec
+from judge.isolation.channel import WorkerProcess
+
+CALIBRATION_TIMEOUT_S = 120.0
+MEASURES = "v2"  # the shape of cached measurements (copy curve; reference with library calls)
+_MEASURED_HERE: set[tuple[str, str]] = set()  # (kind, key) measured by this process: --recalibrate
+# measures each once per batch, not once per submission
+
+# measured(kind, key, command, answer, timeout): a value from the cache or the worker
+Measure = Callable[[str, str, Callable[[], dict], str, float], Any]
+
+
+def measured(
+    worker: WorkerProcess,
+    recalibrate: bool,
+    kind: str,
+    key: str,
+    command: Callable[[], dict],
+    answer: str,
+    timeout: float,
+):
+    """A device measurement (calibration, reference times) from the cache, else from the
+    worker, before any submission code is loaded there. The command is built only when the
+    measurement is taken (a reference's inputs may still be being drawn). With `recalibrate`,
+    each key is measured again once in this process."""
+    stale = recalibrate and (kind, key) not in _MEASURED_HERE
+    value = None if stale else bench.load_cached(kind, key)
+    if value is None:
+        event = worker.expect_ok(command(), answer, timeout, f"measuring the {kind}")
+        value = event["value"]
+        bench.save_cached(kind, key, value)
+        _MEASURED_HERE.add((kind, key))
+    return value
+
+
+def calibration_key(env: EnvInfo) -> str:
+    return f"{env.device}|{env.driver}|torch {env.torch}|triton {env.triton}"
+
+
+def device_key(env: EnvInfo) -> str:
+    """The cache key of the device's measurements: the device, its driver and the versions."""
+    return f"{MEASURES}|{calibration_key(env)}"
+
+
+def calibrate(measure: Measure, env: EnvInfo) -> tuple[dict, EnvInfo]:
+    """The device's measured peaks, and the environment that shows them."""
+    calibration = measure(
+        "calibration",
+        device_key(env),
+        lambda: {"op": "calibrate"},
+        "calibrated",
+        CALIBRATION_TIMEOUT_S,
+    )
+    return calibration, with_calibration(env, calibration)
+
+
+def with_calibration(env: EnvInfo, calibration: dict) -> EnvInfo:
+    return replace(
+        env,
+        copy_gbps=calibration["copy_gbps"],
+        peaks_tflops=calibration["peaks_tflops"],
+        read_gbps=calibration.get("read_gbps"),
+        copy_curve=calibration.get("copy_curve") or {},
+    )
+
+
+def reference_times(
+    measure: Measure,
+    spec: PuzzleSpec,
+    env: EnvInfo,
+    cases: list[Case],
+    command: Callable[[Case], dict],
+    timeout: float,
+) -> list:
+    """The reference's measured times for each benchmark shape, in order; cached per device,
+    puzzle, reference.py's contents, sizes and draw."""
+    digest = file_sha256(spec.directory / "reference.py")[:16]
+    reference = f"{MEASURES}|{device_key(env)}|{spec.id}|{digest}"
+    return [
+        measure(
+            "reference",
+            f"{reference}|{case.sizes}|{case.draw}",
+            lambda case=case: command(case),
+            "reference_timed",
+            timeout,
+        )
+        for case in cases
+    ]
+
+
+def untimed_note(interpret: bool, sanitize: bool) -> str:
+    """The report's note on why nothing was timed."""
+    if interpret:
+        return (
+            "Interpreter mode: Triton's interpreter on the CPU; timings mean "
+            "nothing there, so none are taken and nothing is ranked."
+        )
+    if sanitize:
+        return "Untimed: --sanitize runs the small cases once under memcheck."
+    return "Timing skipped (--no-timing)."
+
+
+def libraries(spec: PuzzleSpec, measured) -> tuple[float | None, str, float | None]:
+    """(reference median, the fastest library call's label, its median) from the reference
+    timing: the reference itself is the library call the spec names, beside any others
+    reference.py lists."""
+    if not isinstance(measured, dict):
+        return None, "", None
+    medians = {
+        label: bench.summarize(times)[0]
+        for label, times in (measured.get("library") or {}).items()
+        if times
+    }
+    reference = measured.get("reference")
+    ref_median = bench.summarize(reference)[0] if reference else None
+    if ref_median is not None:
+        medians.setdefault(spec.library or "PyTorch reference", ref_median)
+    if not medians:
+        return ref_median, "", None
+    label = min(medians, key=medians.get)
+    return ref_median, label, medians[label]

@@ -1,0 +1,189 @@
+"""The parent's checks of what a worker left after a call: a case's buffers against its truth, a
+benchmark's timed buffers checked again on fresh inputs, the plausibility of its times, and the
+figures made from them. Only files the parent named are read; nothing the worker says about its
+own results is believed."""
+
+from __future__ import annotations
+
+import statistics
+from dataclasses import dataclass, replace
+
+from judge.core import bench, check, inputs
+from judge.core.results import CaseResult, Timing, Verdict
+from judge.core.spec import Case, PuzzleSpec
+from judge.core.truth import Truth
+from judge.isolation.channel import WorkerFailure, WorkerProcess, WorkerReported
+from judge.isolation.measure import libraries
+from judge.isolation.plan import Plan
+
+Problem = tuple[Verdict, str, str]  # (verdict, reason, message) that ends a run
+
+
+@dataclass(frozen=True)
+class Checker:
+    """Checks one judging's calls against the parent's truths."""
+
+    plan: Plan  # the cases, their seeds, and where each call's buffers are left
+    worker: WorkerProcess  # whose job directory holds those buffers
+
+    def files(self, tag: str) -> dict[str, str]:
+        return self.plan.buffer_files(self.worker.dir, tag)
+
+    def case(self, case: Case, truth: Truth, files: dict[str, str]) -> CaseResult:
+        """Every buffer of one call: inputs unchanged, outputs right, guard bands untouched."""
+        spec = self.plan.spec
+        tolerance = spec.tolerance.at(case.size_map)
+        checks = []
+        for lay in inputs.layouts(spec, case.size_map):
+            try:
+                full = inputs.mapped(files[lay.arg.name], lay.arg.dtype, lay.total)
+            except (OSError, ValueError) as exc:
+                raise WorkerReported(
+                    "error", "protocol", f"case {case.name}: the buffers came back wrong ({exc})"
+                ) from None
+            if lay.arg.role == "in":
+                checks.append(check.check_input(lay, full, truth.initial[lay.arg.name]))
+            else:
+                expected, was_output = truth.outputs[lay.arg.name], lay.arg.role == "out"
+                checks.append(
+                    check.check_output(lay, full, expected, tolerance, was_output=was_output)
+                )
+        ok = all(c.ok for c in checks)
+        worst = max((c.max_error for c in checks if c.name in truth.outputs), default=0.0)
+        return self.plan.case_result(
+            case,
+            "passed" if ok else "failed",
+            max_error=worst,
+            buffers=tuple(checks),
+            hints=tuple(check.hints(checks)) if not ok else (),
+        )
+
+    def bench(self, case: Case, tag: str, event: dict, wall_ms: float) -> Problem | None:
+        """Re-check the timed calls: the same buffers, refilled with fresh inputs, called once
+        more must give the fresh answers (so neither skipped work nor answers kept per address
+        or per call survive); then the plausibility of the times."""
+        outside = outside_triton(f"benchmark {case.name}", event)
+        if outside:
+            return Verdict.REJECTED, "outside-triton", outside
+        problem = self.recheck(case, tag)
+        return problem if problem is not None else times_problem(case, event, wall_ms)
+
+    def recheck(self, case: Case, tag: str) -> Problem | None:
+        """The timed buffers' answers on each fresh input set of the re-check."""
+        for j, seed in enumerate(self.plan.recheck_seeds(case)):
+            one = replace(case, seed=seed)
+            try:
+                result = self.case(one, self.plan.truths.get(one), self.files(f"{tag}_set{j}"))
+            except WorkerFailure as exc:
+                return Verdict.ERROR, exc.kind, exc.message
+            problem = recheck_problem(case, result)
+            if problem is not None:
+                return problem
+        return None
+
+
+def outside_triton(where: str, event: dict) -> str | None:
+    """The worker's count (interpreter mode) of output elements changed without a Triton store,
+    as a message; None when there were none."""
+    found = event.get("foreign") or {}
+    if not isinstance(found, dict):
+        return f"{where}: a garbled count of writes outside Triton"
+    counts = [f"{n} elements of {name}" for name, n in found.items() if n]
+    if not counts:
+        return None
+    return (
+        f"{where}: {', '.join(counts)} changed without a Triton store: the work must be done "
+        "by a Triton kernel, not by NumPy, ctypes or another library"
+    )
+
+
+def recheck_problem(case: Case, result: CaseResult) -> Problem | None:
+    """A benchmark's re-check on fresh inputs that got a wrong answer, as a failure."""
+    if result.status == "passed":
+        return None
+    return (
+        Verdict.FAILED,
+        "recheck-failed",
+        f"benchmark {case.name}: called again on the timed buffers refilled with "
+        f"fresh inputs, solve() got them wrong ({check.failure_message(result)}); "
+        "does it skip work on repeated calls, or keep answers per address?",
+    )
+
+
+def times_problem(case: Case, event: dict, wall_ms: float) -> Problem | None:
+    """Times that cannot be believed: garbled, longer in sum than the wall clock around them,
+    or shorter than the device was busy (work left running after solve() returned)."""
+    if "times" not in event:
+        return None
+    if not bench.plausible_event(event):
+        return Verdict.ERROR, "protocol", f"benchmark {case.name}: garbled timings"
+    xc = event["cross_check"]
+    if sum(event["times"]) > wall_ms or not bench.consistent(xc):
+        return (
+            Verdict.REJECTED,
+            "timing-mismatch",
+            f"benchmark {case.name}: CUDA events saw {xc['event_ms']:.3f} ms "
+            f"per call but the device was busy {xc['wall_ms']:.3f} ms "
+            "(synchronised wall clock): is work left running on another "
+            "stream after solve() returns?",
+        )
+    mismatch = bench.span_mismatch(event["times"], event.get("spans"))
+    if mismatch is None:
+        return None
+    return (
+        Verdict.REJECTED,
+        "timing-mismatch",
+        f"benchmark {case.name}: CUDA events saw {mismatch[0] * 1e3:.1f} us per call "
+        f"(median), but the device's record shows {mismatch[1] * 1e3:.1f} us of work "
+        "per call (mean span, every stream): work on another stream or from a thread "
+        "must start after the call begins and end before it returns (fork with "
+        "side.wait_stream(torch.cuda.current_stream()), join with "
+        "torch.cuda.current_stream().wait_stream(side))",
+    )
+
+
+def timing(
+    spec: PuzzleSpec, case: Case, event: dict, measured, sets: int, calibration: dict | None
+) -> Timing:
+    """One shape's figures: each call's time is the longer of its events and its device
+    span (bench.call_times); rates against the measured peaks and a same-size copy."""
+    spans = event.get("spans") or None
+    median, p20, p80, samples = bench.summarize(bench.call_times(event["times"], spans))
+    gbps, tflops = bench.throughput(spec, case.size_map, median)
+    ref_median, library, lib_median = libraries(spec, measured)
+    return Timing(
+        case=case.name,
+        sizes=case.size_map,
+        median_ms=median,
+        p20_ms=p20,
+        p80_ms=p80,
+        samples=samples,
+        input_sets=sets,
+        gbps=gbps,
+        tflops=tflops,
+        sol_pct=bench.sol_percent(spec, gbps, tflops, calibration),
+        reference_median_ms=ref_median,
+        speedup_vs_reference=(ref_median / median) if ref_median and median > 0 else None,
+        copy_pct=bench.copy_percent(spec, case.size_map, gbps, calibration),
+        library=library,
+        library_median_ms=lib_median,
+        speedup_vs_library=(lib_median / median) if lib_median and median > 0 else None,
+        event_median_ms=bench.summarize(event["times"])[0],
+        device_span_ms=statistics.fmean(spans) if spans else None,
+        launches=event.get("launches") if spans else None,
+        host_ms=event["cross_check"].get("host_ms"),
+        floor_ms=bench.floor_ms(spec, case.size_map, calibration),
+    )
+
+
+def speed_of_light(
+    spec: PuzzleSpec, case: Case, figures: Timing, calibration: dict | None
+) -> tuple[Timing, Problem | None]:
+    """A shape's figures, flagged and rejected when its median is beyond the device's
+    measured peak."""
+    beyond = bench.faster_than_light(spec, case.size_map, figures.median_ms, calibration)
+    if beyond is None:
+        return figures, None
+    message = f"benchmark {case.name}: faster than light: {beyond}"
+    flagged = replace(figures, above_speed_of_light=True)
+    return flagged, (Verdict.REJECTED, "faster-than-light", message)

@@ -1,0 +1,53 @@
+import time
+from pathlib import Path
+
+from judge.core.results import CaseResult, Timing, Verdict
+from judge.core.spec import Case
+from judge.isolation import findings
+from judge.isolation.plan import Plan
+
+CASES = [Case("N=1", (("N", 1),), 1), Case("N=2", (("N", 2),), 2)]
+TIMING = Timing("N=25M", {"N": 25_000_000}, 1.0, 0.9, 1.1, 10, 2)
+
+
+def found(spec, interpret=False):
+    plan = Plan(spec, Path("sub.py"), "", interpret, truths=None)  # no command is built here
+    return findings.Findings(plan, CASES)
+
+
+def test_phases_add_up(vector_add):
+    record = found(vector_add)
+    with record.phase("references"):
+        pass
+    with record.phase("cases"):
+        time.sleep(0.01)
+    with record.phase("cases"):
+        time.sleep(0.01)
+    assert set(record.phases) == {"references", "cases"}
+    assert record.phases["cases"] >= 0.02 and record.phases["references"] >= 0
+
+
+def test_the_report_skips_the_cases_not_reached(vector_add):
+    record = found(vector_add)
+    ran = [CaseResult("N=1", {"N": 1}, 1, "failed")]
+    report = record.report(Verdict.FAILED, "wrong-answer", "case N=1: wrong", ran, [], "out")
+    assert [(c.name, c.status) for c in report.cases] == [("N=1", "failed"), ("N=2", "skipped")]
+    assert report.cases[1].reproduce == "tpuzzle run vector_add sub.py --size N=2 --seed 2"
+    assert (report.puzzle, report.submission, report.output) == ("vector_add", "sub.py", "out")
+    assert not report.ranked and report.score is None and report.method == ""
+    assert report.env.mode == "gpu"
+
+
+def test_only_a_passed_run_with_verified_times_outside_the_interpreter_is_ranked(vector_add):
+    ranked = found(vector_add).report(Verdict.PASSED, "ok", "", [], [TIMING], "")
+    assert ranked.ranked and ranked.score is not None and ranked.method
+    interpreted = found(vector_add, interpret=True).report(
+        Verdict.PASSED, "ok", "", [], [TIMING], ""
+    )
+    assert not interpreted.ranked and interpreted.env.mode == "interpreter"
+    unverified = found(vector_add)
+    unverified.unverified = True
+    rejected = unverified.report(Verdict.REJECTED, "faster-than-light", "", [], [TIMING], "")
+    assert not rejected.ranked and rejected.score is None and rejected.notes == ()
+    passed = unverified.report(Verdict.PASSED, "ok", "", [], [TIMING], "")
+    assert not passed.ranked and passed.notes == (findings.UNVERIFIED,)

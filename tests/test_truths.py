@@ -1,0 +1,48 @@
+import threading
+import time
+from dataclasses import replace
+
+from judge.core.spec import Case
+from judge.isolation import truths
+
+
+def cases(*seeds):
+    return [Case(f"N={s}", (("N", s),), s) for s in seeds]
+
+
+def counting(monkeypatch, delay=0.0):
+    """Truths stand-ins from the shared cache: (seed, thread name), after `delay` seconds."""
+    computed = []
+
+    def get(spec, reference, case):
+        time.sleep(delay)
+        computed.append(case.seed)
+        return case.seed, threading.current_thread().name
+
+    monkeypatch.setattr(truths.truth_cache, "get", get)
+    return computed
+
+
+def test_a_truth_is_computed_once_per_key_in_the_background(vector_add, monkeypatch):
+    computed = counting(monkeypatch)
+    found = truths.Truths(vector_add, reference=None)
+    one, two = cases(1, 2)
+    renamed = replace(one, name="the same inputs")
+    assert truths.truth_key(renamed) == truths.truth_key(one)
+    with found.computing([one, renamed, two]) as same:
+        assert same is found
+        seed, thread = found.get(renamed)
+        assert seed == 1 and thread.startswith("truth")
+        assert found.get(two)[0] == 2
+        assert found.get(cases(3)[0]) == (3, threading.current_thread().name)  # not wanted: now
+    assert sorted(computed) == [1, 2, 3]
+    assert found.get(one)[0] == 1 and len(computed) == 3  # kept
+
+
+def test_truths_still_to_compute_are_left_undone_on_leaving(vector_add, monkeypatch):
+    computed = counting(monkeypatch, delay=0.3)
+    found = truths.Truths(vector_add, reference=None)
+    with found.computing(cases(1, 2, 3, 4)):
+        pass  # an early verdict: the two threads have started on 1 and 2 only
+    assert sorted(computed) == [1, 2]
+    assert all(found.pending[truths.truth_key(c)].cancelled() for c in cases(3, 4))

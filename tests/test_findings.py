@@ -1,7 +1,7 @@
 import time
 from pathlib import Path
 
-from judge.core.results import CaseResult, Timing, Verdict
+from judge.core.results import CaseResult, Progress, Timing, Verdict
 from judge.core.spec import Case
 from judge.isolation import findings
 from judge.isolation.plan import Plan
@@ -10,21 +10,39 @@ CASES = [Case("N=1", (("N", 1),), 1), Case("N=2", (("N", 2),), 2)]
 TIMING = Timing("N=25M", {"N": 25_000_000}, 1.0, 0.9, 1.1, 10, 2)
 
 
-def found(spec, interpret=False):
+def found(spec, interpret=False, progress=None):
     plan = Plan(spec, Path("sub.py"), "", interpret, truths=None)  # no command is built here
-    return findings.Findings(plan, CASES)
+    return findings.Findings(plan, CASES, progress)
 
 
-def test_phases_add_up(vector_add):
-    record = found(vector_add)
+def test_phases_add_up_and_only_the_stages_are_announced(vector_add):
+    events = []
+    record = found(vector_add, progress=events.append)
     with record.phase("references"):
         pass
-    with record.phase("cases"):
+    with record.phase("cases", 2):
+        record.notify("cases", 1, 2, "N=1")
         time.sleep(0.01)
-    with record.phase("cases"):
+    with record.phase("cases", 2):
         time.sleep(0.01)
     assert set(record.phases) == {"references", "cases"}
     assert record.phases["cases"] >= 0.02 and record.phases["references"] >= 0
+    assert events == [
+        Progress("cases", 0, 2),
+        Progress("cases", 1, 2, "N=1"),
+        Progress("cases", 0, 2),
+    ]
+
+
+def test_a_progress_callback_that_raises_changes_nothing(vector_add):
+    def broken(progress):
+        raise RuntimeError("a broken progress bar")
+
+    record = found(vector_add, progress=broken)
+    with record.phase("startup"):
+        record.notify("cases", 1, 2, "N=1")
+    assert list(record.phases) == ["startup"]
+    found(vector_add).notify("cases", 1, 2)  # no callback: nothing to tell
 
 
 def test_the_report_skips_the_cases_not_reached(vector_add):

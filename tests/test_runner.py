@@ -5,7 +5,7 @@ import time
 
 import pytest
 
-from judge.core.results import Verdict
+from judge.core.results import Progress, Verdict
 from judge.core.spec import Case
 from judge.isolation import channel, measure, runner
 
@@ -147,6 +147,48 @@ def test_interpreter_mode_is_never_ranked_or_timed(vector_add, write_submission)
     assert report.passed and not report.ranked and report.timing == ()
     assert report.env.mode == "interpreter"
     assert any("timings mean nothing" in n for n in report.notes)
+
+
+def test_progress_is_told_each_stage_case_and_benchmark(vector_add, write_submission):
+    events = []
+    cases = (Case(name="N=100", sizes=(("N", 100),), seed=1), *SMALL)
+    options = runner.RunOptions(interpret=True, timeout_s=20, cases=cases)
+    path = write_submission(CORRECT.replace("{body}", "pass"))
+    report = runner.judge(vector_add, path, options, progress=events.append)
+    assert report.passed, report.message
+    assert events == [
+        Progress("startup", 0, 0),
+        Progress("calibration", 0, 0),
+        Progress("import", 0, 0),
+        Progress("cases", 0, 2),
+        Progress("cases", 1, 2, "N=100"),
+        Progress("cases", 2, 2, "N=300"),
+        Progress("benchmarks", 0, 1),  # untimed: the repeated calls on the largest case
+        Progress("benchmarks", 1, 1, "N=300"),
+    ]
+
+
+def test_a_progress_callback_that_raises_changes_no_verdict(vector_add, write_submission):
+    told = []
+
+    def broken(progress):
+        told.append(progress.stage)
+        raise RuntimeError("a broken progress bar")
+
+    def outcome(report):
+        cases = [(c.name, c.status, c.max_error, c.reproduce) for c in report.cases]
+        return report.verdict, report.reason, report.message, cases
+
+    cases = (Case(name="N=100", sizes=(("N", 100),), seed=1), *SMALL)
+    options = runner.RunOptions(interpret=True, timeout_s=20, cases=cases)
+    for body in ("pass", "N = N - 1"):
+        path = write_submission(CORRECT.replace("{body}", body))
+        told.clear()
+        with_broken = runner.judge(vector_add, path, options, progress=broken)
+        assert outcome(with_broken) == outcome(runner.judge(vector_add, path, options))
+        assert told[:3] == ["startup", "calibration", "import"] and "cases" in told
+    assert (with_broken.verdict, with_broken.reason) == (Verdict.FAILED, "unwritten")
+    assert "benchmarks" not in told  # a failed case ends the run before the benchmarks
 
 
 # ------------------------------------------------------------------------------ on the GPU

@@ -1,19 +1,21 @@
 """What one judging has found so far, and the report made of it: the environment it ran in, the
-wall time of each phase, the notes for the reader, whether its times could be verified."""
+wall time of each phase, the notes for the reader, whether its times could be verified. A
+progress callback is told here as each stage starts and as its steps finish."""
 
 from __future__ import annotations
 
 import contextlib
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import torch
 
 from judge.core import bench
-from judge.core.results import CaseResult, EnvInfo, RunReport, Timing, Verdict
+from judge.core.results import CaseResult, EnvInfo, Progress, RunReport, Timing, Verdict
 from judge.core.spec import Case
 from judge.isolation.plan import Plan
 
+STAGES = ("startup", "calibration", "import", "cases", "benchmarks")  # announced to `progress`
 UNVERIFIED = (
     "The times could not be checked against the device's activity record (the "
     "profiler cannot record device work here): shown, not ranked."
@@ -40,22 +42,33 @@ def fallback_env(interpret: bool) -> EnvInfo:
 class Findings:
     """The record of one judging, from which its report is made."""
 
-    def __init__(self, plan: Plan, cases: list[Case]):
-        self.plan, self.cases = plan, cases
+    def __init__(
+        self, plan: Plan, cases: list[Case], progress: Callable[[Progress], None] | None = None
+    ):
+        self.plan, self.cases, self.progress = plan, cases, progress
         self.env = fallback_env(plan.interpret)
         self.notes: list[str] = []
         self.phases: dict[str, float] = {}
         self.unverified = False  # a benchmark's times had no device record to check them
 
     @contextlib.contextmanager
-    def phase(self, name: str) -> Iterator[None]:
-        """Accumulate the wall time spent in one phase of the run, for the report."""
+    def phase(self, name: str, total: int = 0) -> Iterator[None]:
+        """Accumulate the wall time spent in one phase of the run, for the report; tell the
+        progress callback that a stage of `total` steps starts."""
+        if name in STAGES:
+            self.notify(name, 0, total)
         started = time.monotonic()
         try:
             yield
         finally:
             spent = time.monotonic() - started
             self.phases[name] = round(self.phases.get(name, 0.0) + spent, 3)
+
+    def notify(self, stage: str, done: int, total: int, detail: str = "") -> None:
+        """Tell the progress callback, if any; whatever it raises changes nothing here."""
+        if self.progress is not None:
+            with contextlib.suppress(Exception):
+                self.progress(Progress(stage, done, total, detail))
 
     def report(
         self,

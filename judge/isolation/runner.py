@@ -19,7 +19,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from judge.core import check
-from judge.core.results import CaseResult, EnvInfo, RunReport, Timing, Verdict
+from judge.core.results import CaseResult, EnvInfo, Progress, RunReport, Timing, Verdict
 from judge.core.spec import Case, PuzzleSpec
 from judge.core.truth import CACHE as truth_cache
 from judge.core.truth import Truth, load_reference
@@ -85,18 +85,21 @@ def judge(
     submission: Path,
     options: RunOptions = RunOptions(),
     worker: WorkerProcess | None = None,
+    progress: Callable[[Progress], None] | None = None,
 ) -> RunReport:
     """Judge one submission; never raises for anything the submission does.
 
     `worker` may be one already started by `channel.launch` for this spec and submission (the CLI
-    starts it before importing PyTorch here, so that both imports overlap).
+    starts it before importing PyTorch here, so that both imports overlap). `progress`, if given,
+    is called from this thread as each stage starts and after each case and benchmark shape; what
+    it raises is ignored.
     """
     started = time.monotonic()
     if options.sanitize:
         options = replace(options, timing=False)
     worker = worker if worker is not None else start_worker(spec, submission, options)
     try:
-        session = Session(spec, submission, options, worker)
+        session = Session(spec, submission, options, worker, progress)
     except BaseException:
         channel.discard(worker)
         raise
@@ -124,7 +127,12 @@ class Session:
     """One judging of one submission: its worker, its cases, its findings."""
 
     def __init__(
-        self, spec: PuzzleSpec, submission: Path, options: RunOptions, worker: WorkerProcess
+        self,
+        spec: PuzzleSpec,
+        submission: Path,
+        options: RunOptions,
+        worker: WorkerProcess,
+        progress: Callable[[Progress], None] | None = None,
     ):
         self.spec, self.submission, self.options = spec, submission, options
         self.worker = worker
@@ -137,7 +145,7 @@ class Session:
         self.checker = verify.Checker(self.plan, worker)
         self.cases = self.plan.tests(options.cases, bool(self.interpret or options.sanitize))
         self.bench_cases = self.plan.benchmarks(options.sweep)
-        self.found = Findings(self.plan, self.cases)
+        self.found = Findings(self.plan, self.cases, progress)
         self.calibration: dict | None = None
 
     @property
@@ -161,7 +169,7 @@ class Session:
             reference_times = self.prepared()
         except WorkerFailure as exc:
             return self.report(Verdict(exc.verdict), exc.kind, exc.message, [], [])
-        with self.found.phase("cases"):
+        with self.found.phase("cases", len(self.cases)):
             results, stop = self.run_cases()
         if stop is not None:
             return self.report(Verdict(stop.verdict), stop.kind, stop.message, results, [])
@@ -169,7 +177,7 @@ class Session:
         if failed is not None:
             reason, message = check.failure_reason(failed), check.failure_message(failed)
             return self.report(Verdict.FAILED, reason, message, results, [])
-        with self.found.phase("benchmarks"):
+        with self.found.phase("benchmarks", len(self.bench_cases) if self.timed else 1):
             report = self.run_benchmarks(results, reference_times)
         return replace(report, phases=dict(self.found.phases))
 
@@ -238,6 +246,7 @@ class Session:
             except WorkerFailure as exc:
                 results.append(self.plan.case_result(case, "error", message=exc.message))
                 return results, exc
+            self.found.notify("cases", i + 1, len(self.cases), case.name)
         return results, None
 
     def next_case(self, i: int, case: Case) -> CaseResult:
@@ -269,6 +278,7 @@ class Session:
             problem = self.benchmark(case, ref_times, timings)
             if problem is not None:
                 return self.report(*problem, results, timings)
+            self.found.notify("benchmarks", len(timings), len(self.bench_cases), case.name)
         return self.report(Verdict.PASSED, "ok", "every case passed", results, timings)
 
     def benchmark(self, case: Case, ref_times, timings: list[Timing]) -> Problem | None:
@@ -306,6 +316,7 @@ class Session:
         problem = self.checker.bench(case, "repeat", event, 0.0)
         if problem is not None:
             return problem
+        self.found.notify("benchmarks", 1, 1, case.name)
         return Verdict.PASSED, "ok", "every case passed"
 
     def bench_timeout(self) -> float:

@@ -133,3 +133,44 @@ def test_real_workers_on_two_cpu_lanes(vector_add, puzzles_root):
         (Verdict.ERROR, "exit"),
         (Verdict.PASSED, "ok"),
     ]
+
+
+def test_setup_turns_the_command_line_into_options_and_lanes(monkeypatch):
+    monkeypatch.setattr(batch.channel, "cuda_present", lambda: False)
+    monkeypatch.setenv("TPUZZLE_SECRET_SEED", "from-env")
+    plan = batch.setup(batch.Choices(interpret=False, timing=False, timeout=3.0, jobs=2))
+    assert plan.mode == "interpreter" and plan.devices == (None, None)
+    assert (plan.options.interpret, plan.options.timing, plan.options.timeout_s) == (True, False, 3)
+    assert plan.options.secret == "from-env"
+    assert batch.setup(batch.Choices(interpret=True), secret="given").options.secret == "given"
+    with pytest.raises(JudgeError, match="--jobs 0: expected at least 1"):
+        batch.setup(batch.Choices(interpret=True, jobs=0))
+    with pytest.raises(JudgeError, match="--gpus needs CUDA devices"):
+        batch.setup(batch.Choices(gpus="0,1"))
+
+
+def test_setup_on_gpus_gives_one_lane_per_device(monkeypatch):
+    monkeypatch.setattr(batch.channel, "cuda_present", lambda: True)
+    plan = batch.setup(batch.Choices(gpus="1,3", jobs=4))
+    assert plan.mode == "gpu" and plan.devices == (1, 3)
+    assert batch.setup(batch.Choices()).devices == (None,)
+
+
+class Stuck(Recorder):
+    """A judge that never notices its worker was killed."""
+
+    def judge(self, spec, path, options, worker):
+        if path.name == "s1.py":
+            time.sleep(10)
+        return super().judge(spec, path, options, worker)
+
+
+def test_stopping_early_waits_a_bounded_time_for_a_stuck_lane(vector_add, monkeypatch):
+    monkeypatch.setattr(batch, "STOP_WAIT_S", 0.2)
+    fake, options = Stuck(), runner.RunOptions(interpret=True)
+    each = batch.judge_each(jobs(vector_add, 3), options, [None, None], fake.launch, fake.judge)
+    started = time.monotonic()
+    next(each)  # s0.py (the other lane is stuck on s1.py)
+    each.close()
+    assert time.monotonic() - started < 5
+    assert all(w.stopped for w in fake.workers if w.path.name != "s0.py")

@@ -4,17 +4,20 @@ A lane judges one submission at a time, each in a fresh worker exactly as `tpuzz
 it judges one, the workers of its next LOOKAHEAD submissions are already importing PyTorch, so
 start-ups overlap judging, even behind submissions that fail within a second. Lanes pull from one
 queue, so a slow submission holds up its own lane only. Reports come back as they finish, with
-their position in the batch.
+their position in the batch. `setup` turns a command line's choices into the runner's options and
+the device of each lane.
 """
 
 from __future__ import annotations
 
 import queue
 import threading
+import time
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any
 
 from judge.core.results import RunReport
 from judge.core.spec import PuzzleSpec
@@ -22,6 +25,7 @@ from judge.errors import JudgeError
 from judge.isolation import channel
 
 LOOKAHEAD = 2  # workers a lane keeps starting ahead of the one it judges
+STOP_WAIT_S = 10.0  # how long a batch stopped early waits for its lanes (daemon threads) to end
 
 
 @dataclass(frozen=True)
@@ -55,6 +59,50 @@ def lanes(gpus: Sequence[int] | None, gpu: int | None, interpret: bool, jobs: in
     return list(gpus) if gpus else [gpu]
 
 
+@dataclass(frozen=True)
+class Choices:
+    """How to judge a batch, as the command line gives it."""
+
+    interpret: bool = False  # the CPU interpreter even when a GPU is present
+    timing: bool = True  # time the benchmark cases (GPU mode only)
+    timeout: float | None = None  # seconds per phase; None: the spec's
+    gpus: str | None = None  # "all" or "0,1": one lane per GPU
+    jobs: int = 1  # CPU lanes in interpreter mode
+    recalibrate: bool = False  # measure the device's peaks and the reference again
+
+
+@dataclass(frozen=True)
+class Setup:
+    """The runner's options for every job, and the device of each lane."""
+
+    options: Any  # a runner.RunOptions (runner imports PyTorch: imported only when needed)
+    devices: tuple[int | None, ...]  # one per lane; None: the default device, or a CPU lane
+
+    @property
+    def mode(self) -> str:
+        return "interpreter" if self.options.interpret else "gpu"
+
+
+def setup(how: Choices, secret: str = "") -> Setup:
+    """The options and lanes of a batch; `secret` (else TPUZZLE_SECRET_SEED) seeds every case."""
+    from judge.isolation import runner
+
+    if how.jobs < 1:
+        raise JudgeError(f"--jobs {how.jobs}: expected at least 1")
+    interpret = how.interpret or not channel.cuda_present()
+    if how.gpus is not None and interpret:
+        raise JudgeError("--gpus needs CUDA devices; without them, use --jobs for CPU lanes")
+    gpus = parse_gpus(how.gpus) if how.gpus else None
+    options = runner.RunOptions(
+        interpret=interpret,
+        timing=how.timing,
+        timeout_s=how.timeout,
+        secret=secret or runner.secret_from_env(),
+        recalibrate=how.recalibrate,
+    )
+    return Setup(options, tuple(lanes(gpus, None, interpret, how.jobs)))
+
+
 def judge_each(
     jobs: Sequence[Job],
     options,
@@ -65,9 +113,12 @@ def judge_each(
     """(position, report) for every job, in the order they finish.
 
     `options` is a runner.RunOptions; each lane judges with its own device. Closing the iterator
-    early (an exception in the consumer, Ctrl-C) kills every worker still running.
+    early (an exception in the consumer, Ctrl-C) kills every worker still running and waits up to
+    STOP_WAIT_S for the lanes to end.
     """
     if judge is None:
+        if launch is channel.launch and jobs and options.interpret is not None:
+            channel.zygote(options.interpret)  # imports while this process imports PyTorch
         from judge.isolation import runner
 
         judge = runner.judge
@@ -86,8 +137,9 @@ def judge_each(
             yield item
     finally:
         batch.stop()
+        deadline = time.monotonic() + STOP_WAIT_S  # a lane stuck on a killed worker is left behind
         for thread in threads:
-            thread.join()
+            thread.join(max(0.0, deadline - time.monotonic()))
 
 
 class _Batch:

@@ -1,14 +1,20 @@
 import dataclasses
 import json
+import os
+import re
 import shutil
+import signal
 import subprocess
 import sys
+import time
 
 import pytest
+from test_batches import Judge
 from test_store import interpreted, timed
 from typer.testing import CliRunner
 
 from judge.cli import app
+from judge.isolation import batch
 from judge.records import store
 
 SOLUTIONS = "puzzles/vector_add/solutions"
@@ -363,3 +369,120 @@ def test_run_sanitize_says_what_is_missing_in_one_line(cli, monkeypatch, tmp_pat
     tool.chmod(0o755)
     on_cpu = cli("run", "vector_add", plain, "--sanitize", "--interpret")
     assert on_cpu.exit_code == 2 and "CUDA device" in on_cpu.stderr
+
+
+# ------------------------------------------------------------------------------ --jsonl, progress
+
+
+def read_jsonl(path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text().splitlines()]
+
+
+def test_bench_jsonl_streams_and_json_still_shows_progress_on_stderr(cli, tmp_path, puzzles_root):
+    shutil.copytree(puzzles_root / "vector_add", tmp_path / "cat" / "vector_add")
+    stream = tmp_path / "bench.jsonl"
+    result = cli(
+        "bench", "--puzzles", str(tmp_path / "cat"), "--json", "--interpret",
+        "--jsonl", str(stream),
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    document = json.loads(result.stdout)  # stdout holds the JSON document only
+    start, line, end = read_jsonl(stream)
+    assert (start["kind"], start["command"], start["total"]) == ("start", "bench", 1)
+    assert start["mode"] == "interpreter"
+    assert (line["kind"], line["index"], line["puzzle"]) == ("result", 0, "vector_add")
+    assert line["submission"] == document["reports"][0]["submission"]
+    assert line["report"] == document["reports"][0]
+    assert end == {"kind": "end", "done": 1, "total": 1}
+    assert re.search(r"^\[1/1\] vector_add: passed, [0-9.]+ s elapsed$", result.stderr, re.M)
+
+
+def test_grade_jsonl_has_a_line_per_submission_and_stderr_a_line_each(cli, small_class, tmp_path):
+    catalogue, root = small_class
+    stream = tmp_path / "grade.jsonl"
+    args = ["grade", str(root), "--puzzles", str(catalogue), "--interpret", "--jsonl", str(stream)]
+    result = cli(*args)
+    assert result.exit_code == 0, result.output
+    start, *lines, end = read_jsonl(stream)
+    assert (start["command"], start["total"], start["secret_seed"]) == ("grade", 3, False)
+    assert end == {"kind": "end", "done": 3, "total": 3}
+    verdicts = [(d["index"], d["student"], d["puzzle"], d["report"]["verdict"]) for d in lines]
+    assert sorted(verdicts) == [
+        (0, "ada", "vector_add", "passed"),
+        (1, "bob", "vector_add", "failed"),
+        (2, "cyd", "vector_add", "error"),
+    ]
+    assert all(d["path"] == str(root / d["student"] / "vector_add.py") for d in lines)
+    assert not any(d["resumed"] for d in lines)
+    progress = [p for p in result.stderr.splitlines() if p.startswith("[")]
+    assert len(progress) == 3 and progress[-1].startswith("[3/3] ")
+    assert any("bob/vector_add: failed (out-of-bounds)" in p for p in progress)
+    again = cli(*args, "--resume")
+    assert again.exit_code == 0
+    assert all(d["resumed"] for d in read_jsonl(stream)[1:-1])
+    assert again.stderr.count(", from the database,") == 3
+
+
+def test_bad_jsonl_path_is_one_line_and_exit_code_2(cli, tmp_path):
+    result = cli("bench", "vector_add", "--interpret", "--jsonl", str(tmp_path / "no" / "b.jsonl"))
+    assert result.exit_code == 2 and "b.jsonl: cannot write" in result.stderr
+    assert result.stderr.count("\n") == 1
+
+
+def test_an_interrupted_grade_keeps_what_finished_and_exits_130(
+    cli, small_class, tmp_path, monkeypatch
+):
+    catalogue, root = small_class
+    fake = Judge(interrupt_on=root / "bob" / "vector_add.py")  # Ctrl-C on the second file
+    monkeypatch.setattr(batch, "judge_each", fake.each)
+    stream, document = tmp_path / "grade.jsonl", tmp_path / "grade.json"
+    result = cli(
+        "grade", str(root), "--puzzles", str(catalogue), "--interpret",
+        "--jsonl", str(stream), "--json", str(document),
+    )  # fmt: skip
+    assert result.exit_code == 130, result.output
+    assert f"stopped after 1 of 3: results so far in {stream}\n" in result.stderr
+    assert [(d["kind"], d.get("student")) for d in read_jsonl(stream)] == [
+        ("start", None),
+        ("result", "ada"),
+        ("stopped", None),
+    ]
+    assert not document.exists()  # the grading document is for a finished grading only
+    assert [tuple(r) for r in store.connect().execute("SELECT submitter FROM runs")] == [("ada",)]
+
+
+def test_sigterm_stops_a_bench_as_ctrl_c_does(cli, tmp_path, monkeypatch):
+    stream = tmp_path / "bench.jsonl"
+
+    class Terminated(Judge):
+        """At the second job: SIGTERM once the first job's line is written, then wait for the
+        batch to kill this job's worker."""
+
+        def judge(self, spec, path, options, worker):
+            if spec.id == "silu":
+                wait_for(lambda: '"kind": "result"' in stream.read_text())
+                time.sleep(0.2)  # the judge's main thread is back waiting for reports
+                os.kill(os.getpid(), signal.SIGTERM)
+                wait_for(lambda: worker.stopped)
+            return super().judge(spec, path, options, worker)
+
+    monkeypatch.setattr(batch, "judge_each", Terminated().each)
+    harmless = signal.signal(signal.SIGTERM, lambda signum, frame: None)  # should no handler be set
+    try:
+        result = cli(
+            "bench", "-p", "relu", "-p", "silu", "-p", "vector_add", "--interpret", "--json",
+            "--jsonl", str(stream),
+        )  # fmt: skip
+        restored = signal.getsignal(signal.SIGTERM)
+    finally:
+        signal.signal(signal.SIGTERM, harmless)
+    assert result.exit_code == 130, result.output
+    assert "stopped after 1 of 3" in result.stderr and result.stdout == ""
+    assert [d["kind"] for d in read_jsonl(stream)] == ["start", "result", "stopped"]
+    assert restored is not signal.SIG_DFL and restored.__name__ == "<lambda>"
+
+
+def wait_for(condition, seconds: float = 10.0) -> None:
+    deadline = time.monotonic() + seconds
+    while not condition() and time.monotonic() < deadline:
+        time.sleep(0.02)

@@ -1,7 +1,11 @@
+from dataclasses import replace
+
 from rich.console import Console
 from test_results import sample_report
 
 from judge.cli import report
+from judge.core.results import Verdict
+from judge.records.batches import Tick
 from judge.records.store import Entry
 
 
@@ -141,3 +145,45 @@ def test_bench_table_shows_the_score_and_each_shape_under_it(vector_add):
     assert "N=small" in text and "N=large" in text and "88.0%" in text
     one = render(report.catalogue_table([catalogue.row(vector_add, base)], interpreted=False))
     assert "N=25M" not in one  # a single shape is the score: no row of its own
+
+
+def tick(done=3, report=None, **fields):
+    return Tick(done=done, total=27, elapsed_s=12.34, label="softmax", report=report, **fields)
+
+
+def test_progress_line_says_what_was_decided_and_when():
+    failed = sample_report()  # failed, wrong-answer
+    passed = replace(failed, verdict=Verdict.PASSED, reason="ok")
+    untimed = replace(passed, timing=(), score=None)
+    assert report.progress_line(tick(0)) == "judging 27 submission(s)"
+    assert report.progress_line(tick(3, passed)) == (
+        "[3/27] softmax: passed 100.0 us, 12.3 s elapsed"
+    )
+    assert report.progress_line(tick(4, failed)) == (
+        "[4/27] softmax: failed (wrong-answer), 12.3 s elapsed"
+    )
+    assert report.progress_line(tick(5, untimed, resumed=True)) == (
+        "[5/27] softmax: passed, from the database, 12.3 s elapsed"
+    )
+
+
+def test_batch_progress_off_a_terminal_prints_one_line_per_tick(capsys):
+    with report.batch_progress() as show:
+        show(tick(0))
+        show(tick(1, sample_report()))
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err.splitlines() == [
+        "judging 27 submission(s)",
+        "[1/27] softmax: failed (wrong-answer), 12.3 s elapsed",
+    ]
+
+
+def test_batch_progress_on_a_terminal_draws_a_bar(capsys, monkeypatch):
+    monkeypatch.setenv("FORCE_COLOR", "1")  # rich takes stderr for a terminal
+    with report.batch_progress() as show:
+        show(tick(0))
+        show(tick(1, sample_report()))
+    captured = capsys.readouterr()
+    assert captured.out == "" and "[1/27]" not in captured.err
+    assert "softmax: failed" in captured.err and "1/27" in captured.err

@@ -5,12 +5,14 @@ Exit codes: 0 passed (or a command that succeeded), 1 any other verdict, 2 a usa
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import functools
 import json
-import math
 import shutil
+import signal
 import sys
+import threading
 from pathlib import Path
 from typing import Annotated
 
@@ -20,7 +22,9 @@ from judge.cli import report
 from judge.core import registry
 from judge.core.spec import Case, PuzzleSpec, violated
 from judge.errors import JudgeError, SubmissionNotFound
-from judge.records import store
+from judge.isolation import batch
+from judge.records import batches, store
+from judge.records.batches import finite
 
 app = typer.Typer(
     help="Triton kernel puzzles, judged: pick one, write a kernel, run it.",
@@ -193,8 +197,62 @@ def run(
     raise typer.Exit(0 if result.passed else 1)
 
 
+JsonlOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--jsonl",
+        help="Stream one JSON line per submission to this file as each is decided (a start line "
+        "first, an end line last); an interrupted run keeps what finished.",
+    ),
+]
+
+
+def sigterm_as_ctrl_c():
+    """Within: SIGTERM (a cancelled CI job, `kill`) raises KeyboardInterrupt in the main thread,
+    as Ctrl-C does. Outside the main thread, where no handler can be set, nothing changes."""
+    if threading.current_thread() is not threading.main_thread():
+        return contextlib.nullcontext()
+    return _sigterm_handler()
+
+
+@contextlib.contextmanager
+def _sigterm_handler():
+    previous = signal.signal(signal.SIGTERM, _interrupt)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, signal.SIG_DFL if previous is None else previous)
+
+
+def _interrupt(signum, frame) -> None:
+    raise KeyboardInterrupt
+
+
+def keeps_finished(fn):
+    """For a batch: SIGTERM stops it as Ctrl-C does; stopped halfway, it says how far it got (what
+    finished is stored, and streamed to --jsonl); exit code 130 for an interrupt."""
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        cause: BaseException | None = None
+        with sigterm_as_ctrl_c():
+            try:
+                return fn(*args, **kwargs)
+            except batches.Stopped as stop:
+                typer.secho(str(stop), fg="yellow", err=True)
+                cause = stop.__cause__
+            except KeyboardInterrupt:
+                typer.secho("interrupted", fg="yellow", err=True)
+        if cause is not None and not isinstance(cause, KeyboardInterrupt):
+            raise cause  # a JudgeError: one red line and exit code 2; anything else: a bug
+        raise typer.Exit(130)
+
+    return wrapper
+
+
 @app.command()
 @usage_errors
+@keeps_finished
 def bench(
     target: Annotated[
         str | None,
@@ -207,6 +265,7 @@ def bench(
         list[str] | None, typer.Option("--puzzle", "-p", help="Only these puzzles (repeatable).")
     ] = None,
     json_out: Annotated[bool, typer.Option("--json", help="Print one JSON object only.")] = False,
+    jsonl: JsonlOpt = None,
     markdown: Annotated[Path | None, typer.Option(help="Also write the table as Markdown.")] = None,
     plot: Annotated[
         Path | None,
@@ -227,95 +286,34 @@ def bench(
     db: DbOpt = None,
 ) -> None:
     """Judge the whole catalogue (or one puzzle, or a directory of submissions): one table."""
-    from judge.records import catalogue
-
-    targets = catalogue.select(registry.puzzles_root(puzzles), target, puzzle or [])
-    options, devices = batch_options(interpret, timing, timeout, gpus, jobs, recalibrate)
+    choices = batch.Choices(interpret, timing, timeout, gpus, jobs, recalibrate)
+    plan = batches.plan_bench(puzzles, target, puzzle or [], choices, plot=plot is not None)
     if plot is not None:
-        check_plot(targets, options)
-        options = dataclasses.replace(options, sweep=True)
+        needs_matplotlib()
     conn = open_db(db) if save else None
-    who = submitter or store.default_submitter()
-
-    def record(index: int, result) -> None:
-        if conn is not None:
-            store.record(conn, result, who)
-
-    labels = [t.spec.id for t in targets]
-    results = judge_jobs(targets, options, devices, labels, record, quiet=json_out)
-    rows = [catalogue.row(t.spec, r) for t, r in zip(targets, results, strict=True)]
-    if plot is not None and results[0].timing:
+    with report.batch_progress() as tick:
+        benched = batches.bench(plan, conn, submitter, markdown, jsonl, tick)
+    if plot is not None and benched.reports[0].timing:
         from judge.cli import plot as plotting
 
-        plotting.draw_sweep(targets[0].spec, results[0], plot)
-    if markdown is not None:
-        markdown.write_text(catalogue.markdown(rows))
-    interpreted = any(r.env.mode == "interpreter" for r in results)
+        plotting.draw_sweep(plan.jobs[0].spec, benched.reports[0], plot)
     if json_out:
-        typer.echo(
-            json.dumps(
-                finite(
-                    {
-                        "mode": "interpreter" if interpreted else "gpu",
-                        "rows": [dataclasses.asdict(r) for r in rows],
-                        "reports": [r.to_dict() for r in results],
-                    }
-                )
-            )
-        )
+        typer.echo(json.dumps(finite(benched.to_dict())))
     else:
-        report.console().print(report.catalogue_table(rows, interpreted))
-    raise typer.Exit(0 if all(r.passed for r in results) else 1)
+        report.console().print(report.catalogue_table(benched.rows, benched.interpreted))
+    raise typer.Exit(0 if benched.passed else 1)
 
 
-def check_plot(targets, options) -> None:
+def needs_matplotlib() -> None:
     from judge.cli import plot
 
-    if len(targets) != 1:
-        raise JudgeError(f"--plot draws one puzzle; {len(targets)} were selected (name one)")
-    if options.interpret or not options.timing:
-        raise JudgeError("--plot needs timings, taken on a GPU only (not --interpret/--no-timing)")
     if plot.missing():
         raise JudgeError(f"--plot needs matplotlib: {plot.missing()}")
 
 
-def batch_options(interpret, timing, timeout, gpus, jobs, recalibrate, secret: str = ""):
-    """(RunOptions, lane devices) for a batch command."""
-    from judge.isolation import batch, channel, runner
-
-    if jobs < 1:
-        raise JudgeError(f"--jobs {jobs}: expected at least 1")
-    interpret = interpret or not channel.cuda_present()
-    if gpus is not None and interpret:
-        raise JudgeError("--gpus needs CUDA devices; without them, use --jobs for CPU lanes")
-    devices = batch.lanes(batch.parse_gpus(gpus) if gpus else None, None, interpret, jobs)
-    options = runner.RunOptions(
-        interpret=interpret,
-        timing=timing,
-        timeout_s=timeout,
-        secret=secret or runner.secret_from_env(),
-        recalibrate=recalibrate,
-    )
-    return options, devices
-
-
-def judge_jobs(jobs, options, devices, labels: list[str], record, quiet: bool) -> list:
-    """Every job judged by `batch.judge_each` under a progress bar on stderr; `record(index,
-    report)` runs here, in this thread, as each report arrives. Reports in job order."""
-    from judge.isolation import batch
-
-    reports: list = [None] * len(jobs)
-    with report.progress(disable=quiet) as bar:
-        task = bar.add_task("judging", total=len(jobs))
-        for index, result in batch.judge_each(jobs, options, devices):
-            record(index, result)
-            reports[index] = result
-            bar.update(task, advance=1, description=f"{labels[index]}: {result.verdict}")
-    return reports
-
-
 @app.command()
 @usage_errors
+@keeps_finished
 def grade(
     root: Annotated[
         Path | None,
@@ -331,6 +329,7 @@ def grade(
     json_file: Annotated[
         Path | None, typer.Option("--json", help="Write the grading as JSON.")
     ] = None,
+    jsonl: JsonlOpt = None,
     junit: Annotated[Path | None, typer.Option(help="Write JUnit XML (one test per file).")] = None,
     markdown: Annotated[Path | None, typer.Option(help="Write Markdown tables.")] = None,
     csv_file: Annotated[
@@ -364,54 +363,19 @@ def grade(
 
     Exit code 0 when grading completed, whatever the verdicts; 2 when it could not start.
     """
-    from judge.isolation import batch
-    from judge.records import gradebook, grading
-
-    where = grading.parse_shard(shard) if shard else None
-    secret = read_secret(secret_file)
-    options, devices = batch_options(interpret, timing, timeout, gpus, jobs, recalibrate, secret)
-    catalogue_root = registry.puzzles_root(puzzles)
-    subs = find_submissions(root, manifest, registry.puzzle_ids(catalogue_root))
-    if puzzle:
-        chosen = {registry.get(p, catalogue_root).id for p in puzzle}
-        subs = [s for s in subs if s.puzzle in chosen]
-    subs = grading.shard(subs, *where) if where else subs
-    specs = {pid: registry.get(pid, catalogue_root) for pid in sorted({s.puzzle for s in subs})}
-    contexts = {
-        pid: grading.context(spec, options.interpret, timing, options.secret)
-        for pid, spec in specs.items()
-    }
+    choices = batch.Choices(interpret, timing, timeout, gpus, jobs, recalibrate)
+    plan = batches.plan_grade(puzzles, root, manifest, puzzle or [], shard, secret_file, choices)
+    for warning in plan.warnings:
+        typer.secho(f"warning: {warning}", fg="yellow", err=True)
     conn = open_db(db) if save or resume else None
-    reports = {
-        i: found
-        for i, s in enumerate(subs)
-        if resume
-        and (found := store.stored(conn, s.student, s.puzzle, s.sha256, contexts[s.puzzle]))
-    }
-    todo = [i for i in range(len(subs)) if i not in reports]
-
-    def record(index: int, result) -> None:
-        s = subs[todo[index]]
-        reports[todo[index]] = result
-        if save:
-            store.record(conn, result, s.student, contexts[s.puzzle], s.sha256)
-
-    judge_jobs(
-        [batch.Job(specs[subs[i].puzzle], subs[i].path) for i in todo],
-        options,
-        devices,
-        [f"{subs[i].student}/{subs[i].puzzle}" for i in todo],
-        record,
-        quiet=False,
-    )
-    graded = [grading.Graded(s, reports[i]) for i, s in enumerate(subs)]
-    meta = gradebook.grading_meta(bool(options.secret), where)
-    write_grading(graded, meta, json_file, junit, markdown, csv_file)
-    report.console().print(report.class_tables(grading.class_table(graded)))
-    if options.interpret:
+    outputs = batches.Outputs(json_file, junit, markdown, csv_file)
+    with report.batch_progress() as tick:
+        graded = batches.grade(plan, conn, save, resume, outputs, jsonl, tick)
+    report.console().print(report.class_tables(graded.tables))
+    if graded.interpreted:
         typer.echo("Interpreter mode: correctness only; nothing is timed or ranked.")
-    if len(todo) < len(subs):
-        typer.echo(f"{len(subs) - len(todo)} result(s) taken from the database (--resume)")
+    if graded.resumed:
+        typer.echo(f"{graded.resumed} result(s) taken from the database (--resume)")
 
 
 @app.command()
@@ -438,51 +402,9 @@ def merge(
         **gradebook.grading_meta(any(m.get("secret_seed") for m in metas)),
         "merged": [m.get("shard") for m in metas],
     }
-    write_grading(graded, meta, json_file, junit, markdown, csv_file)
+    outputs = batches.Outputs(json_file, junit, markdown, csv_file)
+    batches.write_grading(graded, meta, outputs)
     report.console().print(report.class_tables(grading.class_table(graded)))
-
-
-def find_submissions(root: Path | None, manifest: Path | None, ids) -> list:
-    from judge.records import grading
-
-    if (root is None) == (manifest is None):
-        raise JudgeError("give either ROOT (ROOT/<student>/<puzzle>.py) or --manifest CSV")
-    if manifest is not None:
-        return grading.read_manifest(manifest, ids)
-    found, warnings = grading.discover(root, ids)
-    for warning in warnings:
-        typer.secho(f"warning: {warning}", fg="yellow", err=True)
-    return found
-
-
-def read_secret(path: Path | None) -> str:
-    if path is None:
-        return ""
-    try:
-        secret = path.read_text().strip()
-    except OSError as exc:
-        raise JudgeError(f"--secret-file {path}: {exc.strerror or exc}") from None
-    if not secret:
-        raise JudgeError(f"--secret-file {path}: the file is empty")
-    return secret
-
-
-def write_grading(graded, meta, json_file, junit, markdown, csv_file) -> None:
-    """Every output file that was asked for."""
-    from judge.records import gradebook
-
-    writers = (
-        (json_file, lambda: gradebook.to_json(graded, meta)),
-        (junit, lambda: gradebook.to_junit(graded)),
-        (markdown, lambda: gradebook.to_markdown(graded)),
-        (csv_file, lambda: gradebook.to_csv(graded)),
-    )
-    for path, text in writers:
-        if path is not None:
-            try:
-                path.write_text(text(), encoding="utf-8")
-            except OSError as exc:
-                raise JudgeError(f"{path}: cannot write: {exc.strerror or exc}") from None
 
 
 @app.command()
@@ -543,17 +465,6 @@ def local_rank(conn, result) -> tuple[int, int] | None:
     medians = store.ranked_medians(conn, result.puzzle, result.env.device)
     mine = result.figure.ms
     return 1 + sum(m < mine for m in medians.values()), max(len(medians), 1)
-
-
-def finite(value):
-    """JSON has no NaN or Infinity: such numbers become null."""
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    if isinstance(value, dict):
-        return {k: finite(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [finite(v) for v in value]
-    return value
 
 
 def main() -> None:  # pragma: no cover - console entry point

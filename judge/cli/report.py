@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+
 from rich.console import Console, Group
 from rich.markdown import Markdown
 from rich.panel import Panel
@@ -19,6 +23,7 @@ from rich.text import Text
 
 from judge.core.results import CaseResult, RunReport, Timing, Verdict
 from judge.core.spec import PuzzleSpec
+from judge.records.batches import Tick
 from judge.records.store import Best, Entry
 
 COLOURS = {
@@ -436,8 +441,52 @@ def _rate(gbps: float | None, tflops: float | None) -> str:
     return f"{tflops:.1f} TFLOP/s" if tflops is not None else "-"
 
 
-def progress(disable: bool = False) -> Progress:
-    """A progress bar on stderr, so that --json output on stdout stays clean."""
+# ----------------------------------------------------------------------------------- progress
+
+
+@contextmanager
+def batch_progress() -> Iterator[Callable[[Tick], None]]:
+    """Where a batch shows how far it got: on stderr in every mode, so that --json output on stdout
+    stays clean. A live bar on a terminal; elsewhere (CI logs, pipes) one plain line per decided
+    submission, printed as it is decided."""
+    if not Console(stderr=True).is_terminal:
+        yield _print_line
+        return
+    bar = _bar()
+    tasks: list = []
+
+    def show(tick: Tick) -> None:
+        if not tasks:  # the bar appears once the batch starts, after every usage error
+            bar.start()
+            tasks.append(bar.add_task("judging", total=tick.total))
+        described = f"{tick.label}: {tick.report.verdict.value}" if tick.report else "judging"
+        bar.update(tasks[0], completed=tick.done, description=described)
+
+    try:
+        yield show
+    finally:
+        bar.stop()
+
+
+def progress_line(tick: Tick) -> str:
+    """One plain line for a log: "[3/27] softmax: passed 40.1 us, 12.3 s elapsed"."""
+    r = tick.report
+    if r is None:
+        return f"judging {tick.total} submission(s)"
+    if r.passed:
+        outcome = "passed" + (f" {r.figure.ms * 1e3:.1f} us" if r.figure else "")
+    else:
+        outcome = f"{r.verdict.value} ({r.reason})"
+    if tick.resumed:
+        outcome += ", from the database"
+    return f"[{tick.done}/{tick.total}] {tick.label}: {outcome}, {tick.elapsed_s:.1f} s elapsed"
+
+
+def _print_line(tick: Tick) -> None:
+    print(progress_line(tick), file=sys.stderr, flush=True)
+
+
+def _bar() -> Progress:
     return Progress(
         SpinnerColumn(),
         TextColumn("{task.description}"),
@@ -445,7 +494,6 @@ def progress(disable: bool = False) -> Progress:
         MofNCompleteColumn(),
         TimeElapsedColumn(),
         console=Console(stderr=True),
-        disable=disable,
         transient=False,
     )
 

@@ -9,8 +9,8 @@ import statistics
 from dataclasses import dataclass, replace
 
 from judge.core import bench, check, inputs
-from judge.core.results import CaseResult, Timing, Verdict
-from judge.core.spec import Case, PuzzleSpec
+from judge.core.results import BufferCheck, CaseResult, Timing, Verdict
+from judge.core.spec import Case, PuzzleSpec, Tolerance
 from judge.core.truth import Truth
 from judge.isolation.channel import WorkerFailure, WorkerProcess, WorkerReported
 from judge.isolation.measure import libraries
@@ -33,21 +33,10 @@ class Checker:
         """Every buffer of one call: inputs unchanged, outputs right, guard bands untouched."""
         spec = self.plan.spec
         tolerance = spec.tolerance.at(case.size_map)
-        checks = []
-        for lay in inputs.layouts(spec, case.size_map):
-            try:
-                full = inputs.mapped(files[lay.arg.name], lay.arg.dtype, lay.total)
-            except (OSError, ValueError) as exc:
-                raise WorkerReported(
-                    "error", "protocol", f"case {case.name}: the buffers came back wrong ({exc})"
-                ) from None
-            if lay.arg.role == "in":
-                checks.append(check.check_input(lay, full, truth.initial[lay.arg.name]))
-            else:
-                expected, was_output = truth.outputs[lay.arg.name], lay.arg.role == "out"
-                checks.append(
-                    check.check_output(lay, full, expected, tolerance, was_output=was_output)
-                )
+        checks = [
+            buffer_check(case, lay, truth, files[lay.arg.name], tolerance)
+            for lay in inputs.layouts(spec, case.size_map)
+        ]
         ok = all(c.ok for c in checks)
         worst = max((c.max_error for c in checks if c.name in truth.outputs), default=0.0)
         return self.plan.case_result(
@@ -80,6 +69,22 @@ class Checker:
             if problem is not None:
                 return problem
         return None
+
+
+def buffer_check(
+    case: Case, lay: inputs.Layout, truth: Truth, path: str, tolerance: Tolerance
+) -> BufferCheck:
+    """One buffer of a call, mapped from the file the parent named, against the truth."""
+    try:
+        full = inputs.mapped(path, lay.arg.dtype, lay.total)
+    except (OSError, ValueError) as exc:
+        raise WorkerReported(
+            "error", "protocol", f"case {case.name}: the buffers came back wrong ({exc})"
+        ) from None
+    if lay.arg.role == "in":
+        return check.check_input(lay, full, truth.initial[lay.arg.name])
+    expected, was_output = truth.outputs[lay.arg.name], lay.arg.role == "out"
+    return check.check_output(lay, full, expected, tolerance, was_output=was_output)
 
 
 def outside_triton(where: str, event: dict) -> str | None:

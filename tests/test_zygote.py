@@ -124,3 +124,29 @@ def test_only_the_most_recently_used_compiled_caches_are_kept(tmp_path):
         os.utime(folder, (1000 + i, 1000 + i))
     channel.prune(tmp_path, 2)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["d3", "d4"]
+
+
+def test_a_wait_ends_when_the_worker_is_gone_whatever_the_zygote_says(tmp_path):
+    """A worker that has ended is not waited for forever, even with no word from its zygote."""
+
+    class Silent:
+        def exit_code(self, pid, timeout):
+            time.sleep(timeout or 0)
+            return None
+
+    gone = subprocess.Popen(["true"])
+    gone.wait()
+    assert ForkedProcess(gone.pid, None, Silent()).wait() == -signal.SIGKILL
+    alive = subprocess.Popen(["sleep", "30"])
+    try:
+        with pytest.raises(subprocess.TimeoutExpired):
+            ForkedProcess(alive.pid, None, Silent()).wait(timeout=0.6)
+    finally:
+        alive.kill()
+        alive.wait()
+
+
+def test_a_child_that_dies_at_once_is_still_reported(launched):
+    worker = launched("def solve(a_ptr, b_ptr, c_ptr, N):\n    pass\n")
+    worker.kill()
+    assert worker.proc.wait(timeout=30) == -signal.SIGKILL

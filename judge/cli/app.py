@@ -18,10 +18,11 @@ from typing import Annotated
 
 import typer
 
-from judge.cli import report
+from judge.cli import progress, report
+from judge.cli import server as server_commands
 from judge.core import registry
 from judge.core.spec import Case, PuzzleSpec, violated
-from judge.errors import JudgeError, SubmissionNotFound
+from judge.errors import JudgeError
 from judge.isolation import batch
 from judge.records import batches, store
 from judge.records.batches import finite
@@ -32,6 +33,7 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
+app.add_typer(server_commands.app, name="server")
 
 PuzzlesOpt = Annotated[
     Path | None,
@@ -152,39 +154,26 @@ def run(
         ),
     ] = False,
     recalibrate: RecalibrateOpt = False,
+    use_server: Annotated[
+        bool,
+        typer.Option(
+            "--server/--no-server",
+            help="Judge through the local judge server, started on first use, which keeps "
+            "PyTorch imported between runs (TPUZZLE_SERVER=0 turns it off everywhere).",
+        ),
+    ] = True,
     puzzles: PuzzlesOpt = None,
     db: DbOpt = None,
 ) -> None:
     """Judge SUBMISSION on PUZZLE: every test case, then timing on the GPU."""
-    from judge.isolation import channel
-    from judge.isolation import sanitize as memcheck
+    from judge.isolation import client
 
     spec = registry.get(puzzle, registry.puzzles_root(puzzles))
-    if not submission.is_file():
-        raise SubmissionNotFound(f"{submission}: no such file")
     cases = (custom_case(spec, size, seed, draw),) if size else None
-    interpret = interpret or not channel.cuda_present()
-    tool = memcheck.find_tool() if sanitize else None
-    if tool is not None and interpret:
-        raise JudgeError("--sanitize checks kernels on a CUDA device; none is in use here")
-    # The worker starts importing PyTorch now, while this process imports it for the checks.
-    worker = channel.launch(spec.directory / "puzzle.yaml", submission, interpret, gpu, tool)
-    try:
-        from judge.isolation import runner
-    except BaseException:
-        channel.discard(worker)
-        raise
-    options = runner.RunOptions(
-        interpret=worker.interpret,
-        timing=timing,
-        cases=cases,
-        timeout_s=timeout,
-        secret=runner.secret_from_env(),
-        gpu=gpu,
-        recalibrate=recalibrate,
-        sanitize=tool,
-    )
-    result = runner.judge(spec, submission, options, worker)
+    fields = client.run_fields(submission, interpret, timing, cases, timeout, gpu, sanitize)
+    fields.update(recalibrate=recalibrate)
+    with progress.run_progress() as shown:
+        result = client.judge_file(spec, submission, fields, shown, use_server=use_server)
     rank = None
     if save:
         conn = open_db(db)

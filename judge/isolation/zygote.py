@@ -27,6 +27,8 @@ import select
 import signal
 import socket
 import sys
+import time
+from pathlib import Path
 
 MAX_PACKET = 1 << 20  # a request: a job's environment and paths
 PRELOADED = (  # imported once here; what a worker imports later, it imports itself
@@ -115,6 +117,7 @@ class Zygote:
         os.read(ready_r, 1)  # EOF once the child has its own session (or has died)
         os.close(ready_r)
         self.children.add(pid)
+        self.reap()  # a child that died at once: its SIGCHLD may have come and gone
         return pid
 
     def become_worker(self, message: dict, fds: list[int]) -> int:
@@ -145,7 +148,9 @@ class Zygote:
                 sys.stderr.flush()
 
     def reap(self) -> None:
-        while self.children:
+        """Report every child that has ended (also one that ended before its fork was answered:
+        its exit is sent first and kept by the judge until asked for)."""
+        while True:
             try:
                 pid, status = os.waitpid(-1, os.WNOHANG)
             except ChildProcessError:
@@ -202,13 +207,34 @@ class ForkedProcess:
         return self.returncode
 
     def wait(self, timeout: float | None = None) -> int:
-        if self.returncode is None:
-            self.returncode = self.zygote.exit_code(self.pid, timeout)
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while self.returncode is None:
+            left = WAIT_SLICE_S if deadline is None else max(0.0, deadline - time.monotonic())
+            self.returncode = self.zygote.exit_code(self.pid, min(WAIT_SLICE_S, left))
+            if self.returncode is None and not running(self.pid):
+                self.returncode = self.zygote.exit_code(self.pid, 1.0) or -signal.SIGKILL
+            if deadline is not None and time.monotonic() >= deadline:
+                break
         if self.returncode is None:
             import subprocess
 
             raise subprocess.TimeoutExpired(f"worker {self.pid}", timeout)
         return self.returncode
+
+
+WAIT_SLICE_S = 0.5  # how often a wait looks at the process itself as well as the zygote's word
+
+
+def running(pid: int) -> bool:
+    """Whether a process exists and has not ended (a zombie has ended: only its reaping is
+    left), from /proc; True where /proc cannot tell."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except FileNotFoundError:
+        return False
+    except OSError:
+        return True
+    return stat.rsplit(")", 1)[1].split()[0] not in ("Z", "X")
 
 
 class Spawner:

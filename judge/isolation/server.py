@@ -1,0 +1,350 @@
+"""A local judge server: one long-lived process that keeps PyTorch imported, its zygotes ready and
+its reference truths in memory, so that `tpuzzle run` after an edit starts in a fraction of a
+second instead of importing PyTorch twice.
+
+Like the daemons of Bazel, Gradle or dmypy: the command line starts it on first use and talks to
+it over a Unix socket that only the same user can reach; it stops after IDLE_S seconds without a
+request, on `tpuzzle server stop`, or when a client finds it out of date. Each server is keyed by
+a fingerprint of the judge's own sources, the Python executable and the environment that shapes
+imports, so an edited judge or another environment gets a server of its own.
+
+What runs in it is what `tpuzzle run` runs in-process: `runner.judge`, each submission in its own
+fresh worker (forked from the server's zygote) that dies with it. A client that disconnects
+(Ctrl-C) has its worker killed. Judgings on the GPU take turns, one at a time per device, so two
+runs never time each other's kernels.
+
+Protocol: one JSON object per line. The client sends {"op": "judge", ...} (see `request`), or
+{"op": "ping"} / {"op": "stop"}; the server answers with {"event": "progress", ...} lines and
+one {"event": "report", "report": {...}} or {"event": "error", "message": "..."}.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import hashlib
+import json
+import os
+import socket
+import struct
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from judge.core.results import Progress, RunReport
+from judge.core.spec import Case, load_spec
+from judge.errors import JudgeError
+
+SERVER_ENV = "TPUZZLE_SERVER"  # 0: judge in this process, never through a server
+IDLE_ENV = "TPUZZLE_SERVER_IDLE"
+IDLE_S = 900.0  # a server with no request for this long exits
+START_TIMEOUT_S = 180.0  # a new server imports PyTorch before it listens
+SHAPING = (  # environment variables that change what an import finds or does
+    "PYTHONPATH",
+    "LD_LIBRARY_PATH",
+    "LD_PRELOAD",
+    "CUDA_HOME",
+    "CUDA_PATH",
+    "TPUZZLE_CACHE",
+    "TPUZZLE_TRUTH_CACHE_MB",
+    "TPUZZLE_TMPDIR",
+    "TPUZZLE_ZYGOTE",
+    "TPUZZLE_KEEP_COMPILED",
+    "XDG_CACHE_HOME",
+)
+SHAPING_PREFIXES = ("TRITON_", "TORCH_", "PYTORCH_", "OMP_", "MKL_", "NVIDIA_")
+
+
+# ------------------------------------------------------------------------------ where it listens
+
+
+def enabled(environ: dict[str, str] | None = None) -> bool:
+    environ = os.environ if environ is None else environ
+    return environ.get(SERVER_ENV, "1") != "0" and hasattr(socket, "AF_UNIX")
+
+
+def fingerprint(environ: dict[str, str] | None = None) -> str:
+    """What a server must share with its client: the judge's sources, Python, the shaping
+    environment."""
+    environ = os.environ if environ is None else environ
+    digest = hashlib.sha256(sys.executable.encode())
+    package = Path(__file__).resolve().parents[1]
+    for path in sorted(package.rglob("*.py")):
+        stat = path.stat()
+        digest.update(f"{path.relative_to(package)}:{stat.st_mtime_ns}:{stat.st_size}".encode())
+    for key in sorted(environ):
+        if key in SHAPING or key.startswith(SHAPING_PREFIXES):
+            digest.update(f"{key}={environ[key]}".encode())
+    return digest.hexdigest()[:16]
+
+
+def runtime_dir() -> Path:
+    """A folder only this user can enter: $XDG_RUNTIME_DIR/tpuzzle, else /tmp/tpuzzle-UID."""
+    base = os.environ.get("XDG_RUNTIME_DIR")
+    path = Path(base) / "tpuzzle" if base else Path("/tmp") / f"tpuzzle-{os.getuid()}"
+    path.mkdir(mode=0o700, parents=True, exist_ok=True)
+    if path.stat().st_uid != os.getuid() or path.stat().st_mode & 0o077:
+        raise JudgeError(f"{path}: not a private folder of this user; remove it")
+    return path
+
+
+def socket_path(environ: dict[str, str] | None = None) -> Path:
+    return runtime_dir() / f"server-{fingerprint(environ)}.sock"
+
+
+# ------------------------------------------------------------------------------ the client
+
+
+def connect(path: Path, timeout: float | None = None) -> socket.socket | None:
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        sock.settimeout(timeout)
+        sock.connect(str(path))
+    except OSError:
+        sock.close()
+        return None
+    sock.settimeout(None)
+    return sock
+
+
+def start(path: Path) -> socket.socket:
+    """Connect to the server at path, starting it first if none answers."""
+    sock = connect(path)
+    if sock is not None:
+        return sock
+    log = path.with_suffix(".log")
+    with open(log, "ab") as out:
+        subprocess.Popen(
+            [sys.executable, "-m", "judge.isolation.server", str(path)],
+            stdin=subprocess.DEVNULL,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,  # outlives this command
+            cwd="/",
+        )
+    deadline = time.monotonic() + START_TIMEOUT_S
+    while time.monotonic() < deadline:
+        sock = connect(path)
+        if sock is not None:
+            return sock
+        time.sleep(0.05)
+    raise OSError(f"the judge server did not start within {START_TIMEOUT_S:g} s (see {log})")
+
+
+def request(
+    spec_dir: Path,
+    submission: Path,
+    fields: dict,
+    progress: Callable[[Progress], None] | None = None,
+) -> RunReport:
+    """Judge through the server (started if need be): the same report `runner.judge` gives.
+    Raises OSError when no server can be reached or it fails; JudgeError for a usage error."""
+    message = {
+        "op": "judge",
+        "spec_dir": str(Path(spec_dir).resolve()),
+        "submission": str(Path(submission).resolve()),
+        "options": fields_to_dict(fields),
+        "environ": dict(os.environ),
+    }
+    sock = start(socket_path())
+    with sock, sock.makefile("rwb") as stream:
+        stream.write(json.dumps(message).encode() + b"\n")
+        stream.flush()
+        for line in stream:
+            event = json.loads(line)
+            if event["event"] == "progress" and progress is not None:
+                progress(Progress(**event["progress"]))
+            elif event["event"] == "report":
+                return RunReport.from_dict(event["report"])
+            elif event["event"] == "usage":
+                raise JudgeError(event["message"])
+            elif event["event"] == "error":
+                raise OSError(f"the judge server failed: {event['message']}")
+    raise OSError("the judge server closed the connection before the report")
+
+
+def control(op: str) -> dict | None:
+    """Ask a running server (of this environment) for its status or to stop; None if none runs."""
+    sock = connect(socket_path(), timeout=5)
+    if sock is None:
+        return None
+    with sock, sock.makefile("rwb") as stream:
+        stream.write(json.dumps({"op": op}).encode() + b"\n")
+        stream.flush()
+        line = stream.readline()
+    return json.loads(line) if line else {}
+
+
+def fields_to_dict(fields: dict) -> dict:
+    """RunOptions' fields as JSON: cases as plain dicts, paths as strings."""
+    cases = fields.get("cases")
+    sanitize = fields.get("sanitize")
+    return {
+        **fields,
+        "cases": None if cases is None else [dataclasses.asdict(c) for c in cases],
+        "sanitize": str(sanitize) if sanitize else None,
+    }
+
+
+def fields_from_dict(data: dict) -> dict:
+    """The inverse of fields_to_dict."""
+    cases = data.get("cases")
+    if cases is not None:
+        cases = tuple(
+            Case(**{**c, "sizes": tuple((str(k), int(v)) for k, v in c["sizes"])}) for c in cases
+        )
+    sanitize = Path(data["sanitize"]) if data.get("sanitize") else None
+    return {**data, "cases": cases, "sanitize": sanitize}
+
+
+# ------------------------------------------------------------------------------ the server
+
+
+class Server:
+    """Accepts connections, one thread each; exits when idle or told to stop."""
+
+    def __init__(self, path: Path):
+        self.path = path
+        self.idle_s = float(os.environ.get(IDLE_ENV, IDLE_S))
+        self.last = time.monotonic()
+        self.active = 0
+        self.judged = 0
+        self.started = time.time()
+        self.lock = threading.Lock()  # guards active, last, judged
+        self.devices: dict[object, threading.Lock] = {}  # one judging at a time per device
+        self.stopping = threading.Event()
+
+    def serve(self) -> None:
+        listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        with contextlib.suppress(FileNotFoundError):
+            self.path.unlink()
+        listener.bind(str(self.path))
+        os.chmod(self.path, 0o600)
+        listener.listen(16)
+        listener.settimeout(1.0)
+        try:
+            while not self.stopping.is_set() and not self.idle():
+                try:
+                    conn, _ = listener.accept()
+                except TimeoutError:
+                    continue
+                threading.Thread(target=self.handle, args=(conn,), daemon=True).start()
+        finally:
+            listener.close()
+            with contextlib.suppress(FileNotFoundError):
+                self.path.unlink()
+
+    def idle(self) -> bool:
+        with self.lock:
+            return self.active == 0 and time.monotonic() - self.last > self.idle_s
+
+    def handle(self, conn: socket.socket) -> None:
+        with self.lock:
+            self.active += 1
+        try:
+            with conn, conn.makefile("rwb") as stream:
+                if peer_uid(conn) != os.getuid():
+                    return
+                line = stream.readline()
+                if line:
+                    self.answer(json.loads(line), conn, stream)
+        except (OSError, ValueError):
+            pass  # a client that went away or sent garbage
+        finally:
+            with self.lock:
+                self.active -= 1
+                self.last = time.monotonic()
+
+    def answer(self, message: dict, conn: socket.socket, stream) -> None:
+        def send(event: str, **fields) -> None:
+            stream.write(json.dumps({"event": event, **fields}).encode() + b"\n")
+            stream.flush()
+
+        op = message.get("op")
+        if op in ("ping", "stop"):
+            send("status", pid=os.getpid(), started=self.started, judged=self.judged)
+            if op == "stop":
+                self.stopping.set()
+            return
+        if op != "judge":
+            return send("error", message=f"unknown op {op!r}")
+        try:
+            report = self.judge(message, conn, lambda p: send("progress", progress=vars(p)))
+        except JudgeError as exc:
+            return send("usage", message=str(exc))
+        except Exception as exc:  # noqa: BLE001 - the client falls back to judging itself
+            return send("error", message=f"{type(exc).__name__}: {exc}")
+        with self.lock:
+            self.judged += 1
+        send("report", report=report.to_dict())
+
+    def judge(self, message: dict, conn: socket.socket, progress) -> RunReport:
+        from judge.isolation import channel, runner
+
+        spec_dir = Path(message["spec_dir"])
+        spec = load_spec(spec_dir / "puzzle.yaml")
+        options = runner.RunOptions(**fields_from_dict(message["options"]))
+        submission = Path(message["submission"])
+        worker = channel.launch(
+            spec_dir / "puzzle.yaml",
+            submission,
+            bool(options.interpret),
+            options.gpu,
+            options.sanitize,
+            environ=message["environ"],
+        )
+        gone = watch_hangup(conn, lambda: channel.discard(worker))
+        turn = contextlib.nullcontext() if options.interpret else self.turn(options.gpu)
+        try:
+            with turn:
+                return runner.judge(spec, submission, options, worker, progress=progress)
+        finally:
+            gone.set()
+
+    def turn(self, device) -> threading.Lock:
+        with self.lock:
+            return self.devices.setdefault(device, threading.Lock())
+
+
+def watch_hangup(conn: socket.socket, on_hangup: Callable[[], None]) -> threading.Event:
+    """Call on_hangup if the client closes its end before the returned event is set."""
+    done = threading.Event()
+
+    def watch() -> None:
+        while not done.is_set():
+            try:
+                data = conn.recv(1, socket.MSG_PEEK | socket.MSG_DONTWAIT)
+            except BlockingIOError:
+                data = b"."
+            except OSError:
+                data = b""
+            if not data and not done.is_set():
+                on_hangup()
+                return
+            done.wait(0.2)
+
+    threading.Thread(target=watch, daemon=True).start()
+    return done
+
+
+def peer_uid(conn: socket.socket) -> int:
+    creds = conn.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i"))
+    return struct.unpack("3i", creds)[2]
+
+
+def main(argv: list[str]) -> int:
+    """Run a server at argv[1]: import what judging needs first, then listen."""
+    from judge.isolation import channel, runner  # noqa: F401 - PyTorch, imported once here
+
+    path = Path(argv[1])
+    channel.zygote(interpret=not channel.cuda_present())
+    Server(path).serve()
+    channel.close_zygotes()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

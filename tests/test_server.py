@@ -1,0 +1,132 @@
+"""judge.isolation.server and client: `tpuzzle run` through a long-lived local judge server gives
+the report an in-process judging gives; the server is private, keyed to its environment, and
+kills the worker of a client that goes away."""
+
+import json
+import os
+import signal
+import socket
+import time
+from pathlib import Path
+
+import pytest
+
+from judge.core.results import Progress
+from judge.core.spec import Case
+from judge.isolation import client, server
+
+CORRECT = "puzzles/vector_add/solutions/correct/plain.py"
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture
+def served(tmp_path, monkeypatch):
+    """A server of its own for this test (a private runtime folder), stopped afterwards."""
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(tmp_path / "run"))
+    monkeypatch.setenv(server.SERVER_ENV, "1")
+    monkeypatch.setenv(server.IDLE_ENV, "60")
+    yield server
+    if server.control("stop") is not None:
+        path = server.socket_path()
+        for _ in range(100):
+            if not path.exists():
+                break
+            time.sleep(0.1)
+
+
+def fields(**extra) -> dict:
+    base = {"interpret": True, "timing": True, "cases": None, "timeout_s": None, "secret": ""}
+    return {**base, "gpu": None, "sanitize": None, **extra}
+
+
+def test_a_run_through_the_server_matches_one_in_process(served, vector_add):
+    seen: list[Progress] = []
+    remote = client.judge_file(vector_add, ROOT / CORRECT, fields(), seen.append)
+    local = client.judge_file(vector_add, ROOT / CORRECT, fields(), use_server=False)
+    assert remote.verdict == local.verdict == "passed"
+    assert [c.name for c in remote.cases] == [c.name for c in local.cases]
+    assert served.control("ping")["judged"] == 1
+    assert [p.stage for p in seen][:1] == ["startup"] and seen[-1].stage == "benchmarks"
+
+
+def test_a_wrong_submission_gets_the_same_verdict_and_reason(served, vector_add):
+    wrong = ROOT / "puzzles/vector_add/solutions/wrong/failed_no_mask.py"
+    one = Case("N=1025", (("N", 1025),), seed=3)
+    remote = client.judge_file(vector_add, wrong, fields(cases=(one,)))
+    assert (remote.verdict, remote.reason) == ("failed", "out-of-bounds")
+    assert [c.name for c in remote.cases] == ["N=1025"]  # the chosen case travelled
+
+
+def test_a_client_that_goes_away_has_its_worker_killed(served, vector_add, write_submission):
+    hang = write_submission("import time\ntime.sleep(600)\n")
+    message = {
+        "op": "judge",
+        "spec_dir": str(vector_add.directory),
+        "submission": str(hang),
+        "options": server.fields_to_dict(fields()),
+        "environ": dict(os.environ),
+    }
+    sock = server.start(server.socket_path())
+    sock.sendall(json.dumps(message).encode() + b"\n")
+    time.sleep(2.0)  # the worker is importing the endless submission
+    before = sleepers()
+    assert before, "no worker found running the submission"
+    sock.close()
+    for _ in range(100):
+        if not sleepers() & before:
+            return
+        time.sleep(0.1)
+    for pid in before:
+        os.kill(pid, signal.SIGKILL)
+    pytest.fail("the worker outlived its client")
+
+
+def sleepers() -> set[int]:
+    """Processes of this user whose working folder is a tpuzzle job's (workers)."""
+    found = set()
+    for proc in Path("/proc").iterdir():
+        try:
+            if proc.name.isdigit() and "tpuzzle-" in os.readlink(proc / "cwd"):
+                found.add(int(proc.name))
+        except OSError:
+            continue
+    return found - {os.getpid()}
+
+
+def test_the_server_is_private_and_keyed_to_its_environment(served, monkeypatch):
+    folder = server.runtime_dir()
+    assert folder.stat().st_mode & 0o777 == 0o700
+    first = server.fingerprint()
+    monkeypatch.setenv("TRITON_DEBUG", "1")
+    assert server.fingerprint() != first
+    monkeypatch.delenv("TRITON_DEBUG")
+    monkeypatch.setenv("UNRELATED_SETTING", "x")
+    assert server.fingerprint() == first
+
+
+def test_a_foreign_runtime_folder_is_refused(tmp_path, monkeypatch):
+    run = tmp_path / "run"
+    (run / "tpuzzle").mkdir(parents=True, mode=0o755)
+    os.chmod(run / "tpuzzle", 0o755)
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(run))
+    with pytest.raises(server.JudgeError, match="not a private folder"):
+        server.runtime_dir()
+
+
+def test_run_options_travel_as_json_and_back():
+    case = Case("N=7", (("N", 7),), seed=5, draw="mixed")
+    back = server.fields_from_dict(
+        json.loads(json.dumps(server.fields_to_dict(fields(cases=(case,)))))
+    )
+    assert back["cases"] == (case,) and back["sanitize"] is None
+
+
+def test_no_server_answers_when_none_runs(served):
+    assert server.control("ping") is None
+    assert server.connect(server.socket_path(), timeout=1) is None
+
+
+def test_the_peer_of_a_connection_is_this_user():
+    a, b = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+    with a, b:
+        assert server.peer_uid(a) == os.getuid()

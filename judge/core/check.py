@@ -36,23 +36,16 @@ def check_output(
     so that a NaN never passes by accident), or when it equals the reference, infinities
     included; a NaN is right only where the reference is NaN too.
 
-    One float64 pass over the whole buffer; NaN, Inf and equality rules are applied only to the
+    One float64 pass over the buffer, a chunk at a time (so a buffer of 100M elements never
+    needs gigabytes of temporaries); NaN, Inf and equality rules are applied only to the
     elements outside the tolerance, which are few when the answer is nearly right.
     """
     data = full[lay.guard : lay.guard + lay.n]
-    got, exp = data.double(), expected.double()
-    err = (got - exp).abs_()
-    ok = err <= exp.abs().mul_(tol.rtol).add_(tol.atol)
-    ok &= exp.isfinite()  # an infinite reference is met only by itself (rtol * inf bounds nothing)
-    bad = (~ok).nonzero().flatten()
-    g, e = got[bad], exp[bad]
-    rescued = (g == e) | (g.isnan() & e.isnan())
-    err[bad[rescued]] = 0.0
-    bad, g, e = bad[~rescued], g[~rescued], e[~rescued]
-    err[bad] = err[bad].nan_to_num(nan=float("inf"))
-    unwritten = sentinel_mask(data, lay.arg.dtype) if was_output else None
+    bad, worst, worst_error = _out_of_tolerance(data, expected, tol)
+    g, e = data[bad].double(), expected[bad].double()
+    errors = (g - e).abs_().nan_to_num_(nan=float("inf"))
+    unwritten = sentinel_mask(data, lay.arg.dtype) if was_output and bad.numel() else None
     never = unwritten[bad] if unwritten is not None else torch.zeros_like(bad, dtype=torch.bool)
-    worst = int(err.argmax()) if lay.n else -1
     guard_before = modified_elements(full[: lay.guard], guard_byte(lay.arg))
     guard_after = modified_elements(full[lay.guard + lay.n :], guard_byte(lay.arg))
     return BufferCheck(
@@ -61,18 +54,49 @@ def check_output(
         mismatches=int(bad.numel()),
         total=lay.n,
         unwritten=int(never.sum()),
-        max_error=float(err[worst]) if lay.n else 0.0,
+        max_error=worst_error,
         max_error_index=worst,
         nan_count=int((g.isnan() & ~never).sum()),
         inf_count=int(g.isinf().sum()),
         first=tuple(
-            Mismatch(index=int(i), got=float(got[i]), expected=float(exp[i]), error=float(err[i]))
-            for i in bad[:FIRST_MISMATCHES]
+            Mismatch(index=int(i), got=float(g[k]), expected=float(e[k]), error=float(errors[k]))
+            for k, i in enumerate(bad[:FIRST_MISMATCHES])
         ),
         guard_before=guard_before,
         guard_after=guard_after,
-        written_prefix=written_prefix(unwritten) if unwritten is not None and bad.numel() else None,
+        written_prefix=written_prefix(unwritten) if unwritten is not None else None,
     )
+
+
+CHUNK = 1 << 22  # elements compared at a time
+
+
+def _out_of_tolerance(
+    data: torch.Tensor, expected: torch.Tensor, tol: Tolerance
+) -> tuple[torch.Tensor, int, float]:
+    """(indices of the wrong elements in order, index of the largest error, that error) where
+    a wrong element's error is |got - expected| (a NaN's infinite) and a right one's is at most
+    the tolerance (0 where it equals the reference); (empty, -1, 0.0) for an empty buffer."""
+    wrong, worst, worst_error = [], -1, 0.0
+    for start in range(0, data.numel(), CHUNK):
+        got = data[start : start + CHUNK].double()
+        exp = expected[start : start + CHUNK].double()
+        err = (got - exp).abs_()
+        ok = err <= exp.abs().mul_(tol.rtol).add_(tol.atol)
+        ok &= exp.isfinite()  # an infinite reference is met only by itself
+        bad = (~ok).nonzero().flatten()
+        if bad.numel():
+            g, e = got[bad], exp[bad]
+            rescued = (g == e) | (g.isnan() & e.isnan())
+            err[bad[rescued]] = 0.0
+            bad = bad[~rescued]
+            err[bad] = err[bad].nan_to_num(nan=float("inf"))
+            wrong.append(bad + start)
+        at = int(err.argmax())
+        if worst < 0 or float(err[at]) > worst_error:
+            worst, worst_error = start + at, float(err[at])
+    bad = torch.cat(wrong) if wrong else torch.zeros(0, dtype=torch.long)
+    return bad, worst, worst_error
 
 
 def check_input(lay: Layout, full: torch.Tensor, initial: torch.Tensor) -> BufferCheck:

@@ -224,6 +224,18 @@ def test_timed_calls_are_checked_again(vector_add, puzzles_root):
 
 
 @pytest.mark.gpu
+def test_wrong_only_in_the_last_case_fails_though_timing_has_begun(vector_add, write_submission):
+    """The first shape's timing is sent while the last case is checked: a submission wrong
+    there alone still fails, untimed, and its busy worker is killed rather than waited for."""
+    wrong_at_the_limit = CORRECT.format(body="N = N - 1 if N > 50_000_000 else N")
+    started = time.monotonic()
+    report = judge(vector_add, write_submission(wrong_at_the_limit), interpret=False)
+    assert (report.verdict, report.reason) == (Verdict.FAILED, "unwritten"), report.message
+    assert report.cases[-1].status == "failed" and report.timing == ()
+    assert time.monotonic() - started < 60
+
+
+@pytest.mark.gpu
 def test_illegal_address_poisons_only_its_own_worker(vector_add, puzzles_root):
     bad = puzzles_root / "vector_add/solutions/wrong/error_illegal_address.py"
     good = puzzles_root / "vector_add/solutions/correct/plain.py"

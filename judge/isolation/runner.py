@@ -147,6 +147,7 @@ class Session:
         self.bench_cases = self.plan.benchmarks(options.sweep)
         self.found = Findings(self.plan, self.cases, progress)
         self.calibration: dict | None = None
+        self.sent_bench: tuple[dict, float] | None = None  # the first shape's timing, under way
 
     @property
     def timed(self) -> bool:
@@ -171,9 +172,11 @@ class Session:
             return self.report(Verdict(exc.verdict), exc.kind, exc.message, [], [])
         with self.found.phase("cases", len(self.cases)):
             results, stop = self.run_cases()
+        failed = next((r for r in results if r.status != "passed"), None)
+        if (stop or failed) and self.sent_bench is not None:
+            self.worker.kill()  # timing a submission already failed: not waited for
         if stop is not None:
             return self.report(Verdict(stop.verdict), stop.kind, stop.message, results, [])
-        failed = next((r for r in results if r.status != "passed"), None)
         if failed is not None:
             reason, message = check.failure_reason(failed), check.failure_message(failed)
             return self.report(Verdict.FAILED, reason, message, results, [])
@@ -257,6 +260,8 @@ class Session:
             raise WorkerReported("rejected", "outside-triton", outside)
         if i + 1 < len(self.cases):
             self.send_case(i + 1)
+        elif self.timed and self.bench_cases:  # timing starts while the last case is checked
+            self.sent_bench = self.send_bench(self.bench_cases[0], 0)
         truth = self.truths.get(case)
         return self.check_case(case, truth, self.checker.files(f"case{i}"))
 
@@ -281,14 +286,18 @@ class Session:
             self.found.notify("benchmarks", len(timings), len(self.bench_cases), case.name)
         return self.report(Verdict.PASSED, "ok", "every case passed", results, timings)
 
+    def send_bench(self, case: Case, index: int) -> tuple[dict, float]:
+        """The command timing one shape, sent; with the time it was sent."""
+        cmd = {"op": "bench", "tag": f"bench{index}", **self.plan.bench_command(case)}
+        self.worker.send(cmd, f"benchmark {case.name}")
+        return cmd, time.monotonic()
+
     def benchmark(self, case: Case, ref_times, timings: list[Timing]) -> Problem | None:
         """Time one shape, check its calls and times, and add its figures to `timings`."""
-        cmd = {"op": "bench", "tag": f"bench{len(timings)}", **self.plan.bench_command(case)}
-        started = time.monotonic()
+        sent, self.sent_bench = self.sent_bench, None
+        cmd, started = sent if timings == [] and sent else self.send_bench(case, len(timings))
         try:
-            event = self.worker.expect_ok(
-                cmd, "bench_done", self.bench_timeout(), f"benchmark {case.name}"
-            )
+            event = self.worker.expect("bench_done", self.bench_timeout(), f"benchmark {case.name}")
         except WorkerFailure as exc:
             return Verdict(exc.verdict), exc.kind, exc.message
         wall_ms = (time.monotonic() - started) * 1e3

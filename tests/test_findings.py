@@ -69,3 +69,12 @@ def test_only_a_passed_run_with_verified_times_outside_the_interpreter_is_ranked
     assert not rejected.ranked and rejected.score is None and rejected.notes == ()
     passed = unverified.report(Verdict.PASSED, "ok", "", [], [TIMING], "")
     assert not passed.ranked and passed.notes == (findings.UNVERIFIED,)
+
+
+def test_the_workers_account_of_its_time_is_added_under_a_prefix(vector_add):
+    record = found(vector_add)
+    record.add("case", {"call_s": 0.5, "dump_s": 0.25})
+    record.add("case", {"call_s": 0.5})
+    record.add("case", {"dump_s": -1, "x_s": "1", 3: 1.0, "huge_s": 1e9})  # garbled: left out
+    record.add("bench", "not a dict")
+    assert record.phases == {"case_call": 1.0, "case_dump": 0.25}

@@ -64,6 +64,16 @@ class Findings:
             spent = time.monotonic() - started
             self.phases[name] = round(self.phases.get(name, 0.0) + spent, 3)
 
+    def add(self, prefix: str, seconds: object) -> None:
+        """Add the worker's own account of where a command's time went (`seconds`, a dict of
+        name -> seconds) to the phases, each name under `prefix`; a garbled account is left out."""
+        if not isinstance(seconds, dict):
+            return
+        for name, spent in seconds.items():
+            if isinstance(name, str) and isinstance(spent, (int, float)) and 0 <= spent < 1e6:
+                key = f"{prefix}_{name.removesuffix('_s')}"
+                self.phases[key] = round(self.phases.get(key, 0.0) + spent, 3)
+
     def notify(self, stage: str, done: int, total: int, detail: str = "") -> None:
         """Tell the progress callback, if any; whatever it raises changes nothing here."""
         if self.progress is not None:

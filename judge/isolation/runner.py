@@ -255,6 +255,7 @@ class Session:
     def next_case(self, i: int, case: Case) -> CaseResult:
         """Case i's answer, checked once case i + 1 is on its way to the worker."""
         event = self.worker.expect("case_done", self.timeout, f"case {case.name}")
+        self.found.add("case", event.get("seconds"))
         outside = outside_triton(f"case {case.name}", event)
         if outside:
             raise WorkerReported("rejected", "outside-triton", outside)
@@ -262,8 +263,10 @@ class Session:
             self.send_case(i + 1)
         elif self.timed and self.bench_cases:  # timing starts while the last case is checked
             self.sent_bench = self.send_bench(self.bench_cases[0], 0)
-        truth = self.truths.get(case)
-        return self.check_case(case, truth, self.checker.files(f"case{i}"))
+        with self.found.phase("case_truths"):  # waiting for the reference, if still computing
+            truth = self.truths.get(case)
+        with self.found.phase("case_checks"):
+            return self.check_case(case, truth, self.checker.files(f"case{i}"))
 
     def send_case(self, i: int) -> None:
         case = self.cases[i]
@@ -301,7 +304,9 @@ class Session:
         except WorkerFailure as exc:
             return Verdict(exc.verdict), exc.kind, exc.message
         wall_ms = (time.monotonic() - started) * 1e3
-        problem = self.checker.bench(case, cmd["tag"], event, wall_ms)
+        self.found.add("bench", event.get("seconds"))
+        with self.found.phase("bench_checks"):
+            problem = self.checker.bench(case, cmd["tag"], event, wall_ms)
         if problem is not None:
             return problem
         sets = len(cmd["seeds"])

@@ -184,19 +184,26 @@ class Worker:
         [(seed, paths)] = input_sets(cmd)
         if self.in_place and not self.interpret:
             self.warm_up(cmd, seed, paths)
+        clock = Stopwatch()
         fulls, _, pointer_args = self.prepare(cmd, seed, paths)
+        clock.lap("setup_s")
         foreign = self.watched_call(fulls, cmd["sizes"], pointer_args)
         self.tuning.after_quick_calls()
+        clock.lap("call_s")  # a kernel's first call compiles it
         self.dump(fulls, cmd["tag"])
+        clock.lap("dump_s")
         self.alone()
-        self.send("case_done", foreign=foreign)
+        self.send("case_done", foreign=foreign, seconds=clock.laps)
 
     def op_bench(self, cmd: dict) -> None:
         self.tuning.forget_quick_choices()
         self.tuning.quick = False
+        clock = Stopwatch()
         prepared = [self.prepare(cmd, seed, paths) for seed, paths in input_sets(cmd)]
+        clock.lap("setup_s")
         for _, _, args in prepared:  # first calls: compile and autotune, never timed
             self.call(args)
+        clock.lap("first_calls_s")
         calls = itertools.cycle([args for _, _, args in prepared])
 
         def one_call() -> None:
@@ -218,12 +225,15 @@ class Worker:
             else:  # untimed: each set is simply called again, as timing would
                 for _ in prepared:
                     one_call()
+            clock.lap("timing_s")
             foreign = self.recheck(cmd, prepared)
+            clock.lap("recheck_s")
             self.marking = False
         if record is not None:
             timed |= self.recorded(record, first_timed, timed)
+        clock.lap("record_s")  # reading the device's record
         self.alone()
-        self.send("bench_done", foreign=foreign, **timed)
+        self.send("bench_done", foreign=foreign, seconds=clock.laps, **timed)
 
     def alone(self) -> None:
         """No process the submission started may still run: a helper process could do the work
@@ -417,6 +427,20 @@ class Worker:
     def sync(self) -> None:
         if not self.interpret:
             torch.cuda.synchronize()
+
+
+class Stopwatch:
+    """Seconds spent in each named stretch of a command, reported with its answer (where a
+    judging's time goes; nothing is decided on them)."""
+
+    def __init__(self):
+        self.last = time.monotonic()
+        self.laps: dict[str, float] = {}
+
+    def lap(self, name: str) -> None:
+        now = time.monotonic()
+        self.laps[name] = round(now - self.last, 4)
+        self.last = now
 
 
 @contextlib.contextmanager

@@ -149,11 +149,14 @@ def test_setup_turns_the_command_line_into_options_and_lanes(monkeypatch):
         batch.setup(batch.Choices(gpus="0,1"))
 
 
-def test_setup_on_gpus_gives_one_lane_per_device(monkeypatch):
+def test_setup_on_gpus_gives_per_gpu_lanes_per_device(monkeypatch):
     monkeypatch.setattr(batch.channel, "cuda_present", lambda: True)
-    plan = batch.setup(batch.Choices(gpus="1,3", jobs=4))
+    plan = batch.setup(batch.Choices(gpus="1,3", jobs=4, per_gpu=1))
     assert plan.mode == "gpu" and plan.devices == (1, 3)
-    assert batch.setup(batch.Choices()).devices == (None,)
+    assert batch.setup(batch.Choices(gpus="1,3", per_gpu=2)).devices == (1, 1, 3, 3)
+    assert batch.setup(batch.Choices()).devices == (None,) * batch.PER_GPU
+    with pytest.raises(JudgeError, match="--per-gpu 0"):
+        batch.setup(batch.Choices(per_gpu=0))
 
 
 class Stuck(Recorder):

@@ -53,6 +53,13 @@ GpusOpt = Annotated[
     str | None,
     typer.Option(help="Judge on these GPUs in parallel, one worker each: 'all' or e.g. '0,1'."),
 ]
+PerGpuOpt = Annotated[
+    int,
+    typer.Option(
+        help="Judgings sharing each GPU: they check answers side by side and time one at a "
+        "time, with the device to themselves (1: one submission at a time).",
+    ),
+]
 JobsOpt = Annotated[
     int, typer.Option(help="Parallel lanes in interpreter mode (CPU); GPU mode uses --gpus.")
 ]
@@ -268,6 +275,7 @@ def bench(
     timeout: TimeoutOpt = None,
     gpus: GpusOpt = None,
     jobs: JobsOpt = 1,
+    per_gpu: PerGpuOpt = batch.PER_GPU,
     submitter: Annotated[str, typer.Option(help="Name stored with the results.")] = "",
     save: Annotated[bool, typer.Option(help="Store the results in the database.")] = True,
     recalibrate: RecalibrateOpt = False,
@@ -275,7 +283,7 @@ def bench(
     db: DbOpt = None,
 ) -> None:
     """Judge the whole catalogue (or one puzzle, or a directory of submissions): one table."""
-    choices = batch.Choices(interpret, timing, timeout, gpus, jobs, recalibrate)
+    choices = batch.Choices(interpret, timing, timeout, gpus, jobs, recalibrate, per_gpu)
     plan = batches.plan_bench(puzzles, target, puzzle or [], choices, plot=plot is not None)
     if plot is not None:
         needs_matplotlib()
@@ -343,6 +351,7 @@ def grade(
     timeout: TimeoutOpt = None,
     gpus: GpusOpt = None,
     jobs: JobsOpt = 1,
+    per_gpu: PerGpuOpt = batch.PER_GPU,
     recalibrate: RecalibrateOpt = False,
     save: Annotated[bool, typer.Option(help="Store the results in the database.")] = True,
     puzzles: PuzzlesOpt = None,
@@ -352,7 +361,7 @@ def grade(
 
     Exit code 0 when grading completed, whatever the verdicts; 2 when it could not start.
     """
-    choices = batch.Choices(interpret, timing, timeout, gpus, jobs, recalibrate)
+    choices = batch.Choices(interpret, timing, timeout, gpus, jobs, recalibrate, per_gpu)
     plan = batches.plan_grade(puzzles, root, manifest, puzzle or [], shard, secret_file, choices)
     for warning in plan.warnings:
         typer.secho(f"warning: {warning}", fg="yellow", err=True)

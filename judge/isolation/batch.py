@@ -1,4 +1,7 @@
-"""Judging many submissions: one lane per GPU, each starting its next worker while it judges.
+"""Judging many submissions: PER_GPU lanes per GPU, each starting its next worker while it judges.
+
+Lanes of one GPU share it through a gate.DeviceGate: they check answers side by side and time
+one at a time, with the device to themselves.
 
 A lane judges one submission at a time, each in a fresh worker exactly as `tpuzzle run` does; while
 it judges one, the workers of its next LOOKAHEAD submissions are already importing PyTorch, so
@@ -13,7 +16,7 @@ from __future__ import annotations
 import queue
 import threading
 import time
-from collections import deque
+from collections import Counter, deque
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -23,8 +26,10 @@ from judge.core.results import RunReport
 from judge.core.spec import PuzzleSpec
 from judge.errors import JudgeError
 from judge.isolation import channel
+from judge.isolation.gate import DeviceGate
 
 LOOKAHEAD = 2  # workers a lane keeps starting ahead of the one it judges
+PER_GPU = 3  # judgings sharing one GPU in a batch (see gate.DeviceGate)
 STOP_WAIT_S = 10.0  # how long a batch stopped early waits for its lanes (daemon threads) to end
 
 
@@ -52,11 +57,14 @@ def parse_gpus(text: str) -> list[int]:
     return gpus
 
 
-def lanes(gpus: Sequence[int] | None, gpu: int | None, interpret: bool, jobs: int) -> list:
-    """The device of each lane: one lane per listed GPU; in interpreter mode, `jobs` CPU lanes."""
+def lanes(
+    gpus: Sequence[int] | None, gpu: int | None, interpret: bool, jobs: int, per_gpu: int = 1
+) -> list:
+    """The device of each lane: `per_gpu` lanes per listed GPU (they share it through a
+    gate.DeviceGate); in interpreter mode, `jobs` CPU lanes."""
     if interpret:
         return [None] * max(1, jobs)
-    return list(gpus) if gpus else [gpu]
+    return [device for device in (list(gpus) if gpus else [gpu]) for _ in range(per_gpu)]
 
 
 @dataclass(frozen=True)
@@ -69,6 +77,7 @@ class Choices:
     gpus: str | None = None  # "all" or "0,1": one lane per GPU
     jobs: int = 1  # CPU lanes in interpreter mode
     recalibrate: bool = False  # measure the device's peaks and the reference again
+    per_gpu: int = PER_GPU  # judgings sharing each GPU: side by side to check, alone to time
 
 
 @dataclass(frozen=True)
@@ -89,6 +98,8 @@ def setup(how: Choices, secret: str = "") -> Setup:
 
     if how.jobs < 1:
         raise JudgeError(f"--jobs {how.jobs}: expected at least 1")
+    if how.per_gpu < 1:
+        raise JudgeError(f"--per-gpu {how.per_gpu}: expected at least 1")
     interpret = how.interpret or not channel.cuda_present()
     if how.gpus is not None and interpret:
         raise JudgeError("--gpus needs CUDA devices; without them, use --jobs for CPU lanes")
@@ -100,7 +111,7 @@ def setup(how: Choices, secret: str = "") -> Setup:
         secret=secret or runner.secret_from_env(),
         recalibrate=how.recalibrate,
     )
-    return Setup(options, tuple(lanes(gpus, None, interpret, how.jobs)))
+    return Setup(options, tuple(lanes(gpus, None, interpret, how.jobs, how.per_gpu)))
 
 
 def judge_each(
@@ -123,9 +134,12 @@ def judge_each(
 
         judge = runner.judge
     batch = _Batch(jobs, options, launch, judge)
+    chosen = devices[: max(1, len(jobs))]
+    shared = [] if batch.interpret else [d for d, n in Counter(chosen).items() if n > 1]
+    gates = {device: DeviceGate() for device in shared}
     threads = [
-        threading.Thread(target=batch.lane, args=(device,), daemon=True)
-        for device in devices[: max(1, len(jobs))]
+        threading.Thread(target=batch.lane, args=(device, gates.get(device)), daemon=True)
+        for device in chosen
     ]
     for thread in threads:
         thread.start()
@@ -156,12 +170,16 @@ class _Batch:
         self.stopped = False
         self.live: set = set()  # workers started and not yet discarded
 
-    def lane(self, device: int | None) -> None:
+    def lane(self, device: int | None, gate: DeviceGate | None = None) -> None:
+        """Judge jobs from the queue until it is empty; `gate` is the device's when other
+        lanes share it."""
         options = replace(self.options, gpu=device)
+        shared = {} if gate is None else {"gate": gate}
         try:
             ahead: deque = deque()
+            lookahead = LOOKAHEAD if gate is None else 1  # a shared device: fewer idle workers
             while True:
-                while len(ahead) <= LOOKAHEAD:  # their workers start while this one is judged
+                while len(ahead) <= lookahead:  # their workers start while this one is judged
                     upcoming = self.take(device)
                     if upcoming is None:
                         break
@@ -169,7 +187,7 @@ class _Batch:
                 if not ahead:
                     return
                 index, job, worker = ahead.popleft()
-                report = self.judge(job.spec, job.path, options, worker)
+                report = self.judge(job.spec, job.path, options, worker, **shared)
                 self.forget(worker)
                 self.finished.put((index, report))
         except BaseException as exc:  # noqa: BLE001 - handed to the consumer, which re-raises

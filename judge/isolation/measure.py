@@ -4,6 +4,7 @@ submission code is loaded there; and how those measurements are read."""
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
@@ -31,15 +32,18 @@ def measured(
     command: Callable[[], dict],
     answer: str,
     timeout: float,
+    alone: Callable[[], contextlib.AbstractContextManager] = contextlib.nullcontext,
 ):
     """A device measurement (calibration, reference times) from the cache, else from the
     worker, before any submission code is loaded there. The command is built only when the
     measurement is taken (a reference's inputs may still be being drawn). With `recalibrate`,
-    each key is measured again once in this process."""
+    each key is measured again once in this process. A measurement is taken inside `alone()`
+    (the device to itself, gate.DeviceGate.timing)."""
     stale = recalibrate and (kind, key) not in _MEASURED_HERE
     value = None if stale else bench.load_cached(kind, key)
     if value is None:
-        event = worker.expect_ok(command(), answer, timeout, f"measuring the {kind}")
+        with alone():
+            event = worker.expect_ok(command(), answer, timeout, f"measuring the {kind}")
         value = event["value"]
         bench.save_cached(kind, key, value)
         _MEASURED_HERE.add((kind, key))

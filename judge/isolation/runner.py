@@ -33,6 +33,7 @@ from judge.isolation.channel import (
     launch,
 )
 from judge.isolation.findings import Findings, fallback_env
+from judge.isolation.gate import Alone, DeviceGate
 from judge.isolation.measure import calibration_key
 from judge.isolation.plan import Plan, mix_seed
 from judge.isolation.truths import Truths, truth_key
@@ -86,8 +87,12 @@ def judge(
     options: RunOptions = RunOptions(),
     worker: WorkerProcess | None = None,
     progress: Callable[[Progress], None] | None = None,
+    gate: DeviceGate | None = None,
 ) -> RunReport:
     """Judge one submission; never raises for anything the submission does.
+
+    `gate` is the device's, when other judgings share it (batch): this one then checks beside
+    them and times alone.
 
     `worker` may be one already started by `channel.launch` for this spec and submission (the CLI
     starts it before importing PyTorch here, so that both imports overlap). `progress`, if given,
@@ -99,7 +104,7 @@ def judge(
         options = replace(options, timing=False)
     worker = worker if worker is not None else start_worker(spec, submission, options)
     try:
-        session = Session(spec, submission, options, worker, progress)
+        session = Session(spec, submission, options, worker, progress, gate)
     except BaseException:
         channel.discard(worker)
         raise
@@ -133,8 +138,10 @@ class Session:
         options: RunOptions,
         worker: WorkerProcess,
         progress: Callable[[Progress], None] | None = None,
+        gate: DeviceGate | None = None,
     ):
         self.spec, self.submission, self.options = spec, submission, options
+        self.gate = gate if gate is not None else Alone()
         self.worker = worker
         self.interpret = worker.interpret
         self.timeout = (options.timeout_s or spec.timeout_s) * (
@@ -170,7 +177,7 @@ class Session:
             reference_times = self.prepared()
         except WorkerFailure as exc:
             return self.report(Verdict(exc.verdict), exc.kind, exc.message, [], [])
-        with self.found.phase("cases", len(self.cases)):
+        with self.found.phase("cases", len(self.cases)), self.gate.checking():
             results, stop = self.run_cases()
         failed = next((r for r in results if r.status != "passed"), None)
         if (stop or failed) and self.sent_bench is not None:
@@ -180,7 +187,9 @@ class Session:
         if failed is not None:
             reason, message = check.failure_reason(failed), check.failure_message(failed)
             return self.report(Verdict.FAILED, reason, message, results, [])
-        with self.found.phase("benchmarks", len(self.bench_cases) if self.timed else 1):
+        shapes = len(self.bench_cases) if self.timed else 1
+        alone = self.gate.timing() if self.timed else self.gate.checking()
+        with self.found.phase("benchmarks", shapes), alone:
             report = self.run_benchmarks(results, reference_times)
         return replace(report, phases=dict(self.found.phases))
 
@@ -194,7 +203,7 @@ class Session:
         self.found.phases.update(ready.get("startup", {}))
         with self.found.phase("calibration"):
             reference_times = self.before_submission()
-        with self.found.phase("import"):
+        with self.found.phase("import"), self.gate.checking():  # its import may launch work
             self.worker.expect_ok(
                 {"op": "load"}, "loaded", self.timeout, "importing the submission"
             )
@@ -234,7 +243,9 @@ class Session:
     ):
         """A device measurement from the cache, else from the worker (measure.measured)."""
         recalibrate = self.options.recalibrate
-        return measure.measured(self.worker, recalibrate, kind, key, command, answer, timeout)
+        return measure.measured(
+            self.worker, recalibrate, kind, key, command, answer, timeout, self.gate.timing
+        )
 
     # ---------------------------------------------------------------------------- cases
 
@@ -261,7 +272,8 @@ class Session:
             raise WorkerReported("rejected", "outside-triton", outside)
         if i + 1 < len(self.cases):
             self.send_case(i + 1)
-        elif self.timed and self.bench_cases:  # timing starts while the last case is checked
+        elif self.timed and self.bench_cases and isinstance(self.gate, Alone):
+            # with the device to itself, timing starts while the last case is checked
             self.sent_bench = self.send_bench(self.bench_cases[0], 0)
         with self.found.phase("case_truths"):  # waiting for the reference, if still computing
             truth = self.truths.get(case)

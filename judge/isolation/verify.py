@@ -6,6 +6,7 @@ own results is believed."""
 from __future__ import annotations
 
 import statistics
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 
 from judge.core import bench, check, inputs
@@ -17,6 +18,10 @@ from judge.isolation.measure import libraries
 from judge.isolation.plan import Plan
 
 Problem = tuple[Verdict, str, str]  # (verdict, reason, message) that ends a run
+SIDE_BY_SIDE_ELEMENTS = 1 << 22  # a call's buffers are checked side by side from this size
+# Threads that check the buffers of a large call side by side (PyTorch's operations release the
+# GIL, and mapping a file's pages in scales with threads); none start until first used.
+CHECKING = ThreadPoolExecutor(4, thread_name_prefix="check")
 
 
 @dataclass(frozen=True)
@@ -33,10 +38,13 @@ class Checker:
         """Every buffer of one call: inputs unchanged, outputs right, guard bands untouched."""
         spec = self.plan.spec
         tolerance = spec.tolerance.at(case.size_map)
-        checks = [
-            buffer_check(case, lay, truth, files[lay.arg.name], tolerance)
-            for lay in inputs.layouts(spec, case.size_map)
-        ]
+        layouts = inputs.layouts(spec, case.size_map)
+
+        def one(lay: inputs.Layout) -> BufferCheck:
+            return buffer_check(case, lay, truth, files[lay.arg.name], tolerance)
+
+        large = sum(lay.total for lay in layouts) >= SIDE_BY_SIDE_ELEMENTS
+        checks = list(CHECKING.map(one, layouts) if large else map(one, layouts))
         ok = all(c.ok for c in checks)
         worst = max((c.max_error for c in checks if c.name in truth.outputs), default=0.0)
         return self.plan.case_result(

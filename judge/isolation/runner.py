@@ -12,9 +12,10 @@ each call's buffers and times are checked in `verify`, and what it found is kept
 
 from __future__ import annotations
 
+import contextlib
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -177,7 +178,7 @@ class Session:
             reference_times = self.prepared()
         except WorkerFailure as exc:
             return self.report(Verdict(exc.verdict), exc.kind, exc.message, [], [])
-        with self.found.phase("cases", len(self.cases)), self.gate.checking():
+        with self.found.phase("cases", len(self.cases)), self.gated(self.gate.checking()):
             results, stop = self.run_cases()
         failed = next((r for r in results if r.status != "passed"), None)
         if (stop or failed) and self.sent_bench is not None:
@@ -188,10 +189,19 @@ class Session:
             reason, message = check.failure_reason(failed), check.failure_message(failed)
             return self.report(Verdict.FAILED, reason, message, results, [])
         shapes = len(self.bench_cases) if self.timed else 1
-        alone = self.gate.timing() if self.timed else self.gate.checking()
+        alone = self.gated(self.gate.timing() if self.timed else self.gate.checking())
         with self.found.phase("benchmarks", shapes), alone:
             report = self.run_benchmarks(results, reference_times)
         return replace(report, phases=dict(self.found.phases))
+
+    @contextlib.contextmanager
+    def gated(self, section: contextlib.AbstractContextManager) -> Iterator[None]:
+        """Inside a section of the device's gate; the wait to enter it (other judgings of the
+        device checking or timing) is the phase device_wait."""
+        with contextlib.ExitStack() as stack:
+            with self.found.phase("device_wait"):
+                stack.enter_context(section)
+            yield
 
     def prepared(self) -> list:
         """The worker started, the device and the reference measured, the submission imported:
@@ -203,7 +213,8 @@ class Session:
         self.found.phases.update(ready.get("startup", {}))
         with self.found.phase("calibration"):
             reference_times = self.before_submission()
-        with self.found.phase("import"), self.gate.checking():  # its import may launch work
+        # the import runs submission code, which may launch work on the device
+        with self.found.phase("import"), self.gated(self.gate.checking()):
             self.worker.expect_ok(
                 {"op": "load"}, "loaded", self.timeout, "importing the submission"
             )
@@ -244,7 +255,14 @@ class Session:
         """A device measurement from the cache, else from the worker (measure.measured)."""
         recalibrate = self.options.recalibrate
         return measure.measured(
-            self.worker, recalibrate, kind, key, command, answer, timeout, self.gate.timing
+            self.worker,
+            recalibrate,
+            kind,
+            key,
+            command,
+            answer,
+            timeout,
+            lambda: self.gated(self.gate.timing()),
         )
 
     # ---------------------------------------------------------------------------- cases

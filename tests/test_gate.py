@@ -81,3 +81,24 @@ def test_lanes_per_gpu_and_one_gate_per_shared_device(vector_add):
     shared = {gate for gpu, gate in seen if gpu == 0}
     assert len(shared) == 1 and None not in shared  # the two lanes of GPU 0 share one gate
     assert all(gate is None for gpu, gate in seen if gpu == 1)  # alone on its GPU: no gate
+
+
+def test_a_judging_waits_for_a_timing_on_its_device_and_says_so(vector_add, puzzles_root):
+    from judge.core.spec import Case
+    from judge.isolation import runner
+
+    gate = DeviceGate()
+    timed, leave = threading.Event(), threading.Event()
+    inside(gate, "timing", timed, leave)
+    assert timed.wait(5)
+
+    def progress(event) -> None:  # the timing ends 0.6 s after the judging asks to import
+        if event.stage == "import":
+            threading.Timer(0.6, leave.set).start()
+
+    one = (Case("N=300", (("N", 300),), seed=4),)
+    options = runner.RunOptions(interpret=True, cases=one, timeout_s=60)
+    plain = puzzles_root / "vector_add/solutions/correct/plain.py"
+    report = runner.judge(vector_add, plain, options, progress=progress, gate=gate)
+    assert report.verdict == "passed", report.message
+    assert report.phases["device_wait"] >= 0.5

@@ -84,7 +84,7 @@ class Choices:
 class Setup:
     """The runner's options for every job, and the device of each lane."""
 
-    options: Any  # a runner.RunOptions (runner imports PyTorch: imported only when needed)
+    options: Any  # an options.RunOptions
     devices: tuple[int | None, ...]  # one per lane; None: the default device, or a CPU lane
 
     @property
@@ -94,7 +94,7 @@ class Setup:
 
 def setup(how: Choices, secret: str = "") -> Setup:
     """The options and lanes of a batch; `secret` (else TPUZZLE_SECRET_SEED) seeds every case."""
-    from judge.isolation import runner
+    from judge.isolation import options as run_options
 
     if how.jobs < 1:
         raise JudgeError(f"--jobs {how.jobs}: expected at least 1")
@@ -104,11 +104,11 @@ def setup(how: Choices, secret: str = "") -> Setup:
     if how.gpus is not None and interpret:
         raise JudgeError("--gpus needs CUDA devices; without them, use --jobs for CPU lanes")
     gpus = parse_gpus(how.gpus) if how.gpus else None
-    options = runner.RunOptions(
+    options = run_options.RunOptions(
         interpret=interpret,
         timing=how.timing,
         timeout_s=how.timeout,
-        secret=secret or runner.secret_from_env(),
+        secret=secret or run_options.secret_from_env(),
         recalibrate=how.recalibrate,
     )
     return Setup(options, tuple(lanes(gpus, None, interpret, how.jobs, how.per_gpu)))

@@ -6,7 +6,6 @@ Nothing here imports PyTorch: a `tpuzzle run` served by a warm server never load
 
 from __future__ import annotations
 
-import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -14,7 +13,7 @@ from pathlib import Path
 from judge.core.results import Progress, RunReport
 from judge.core.spec import PuzzleSpec
 from judge.errors import JudgeError, SubmissionNotFound
-from judge.isolation import channel, server
+from judge.isolation import channel, options, server
 
 
 def judge_file(
@@ -38,7 +37,7 @@ def judge_file(
         channel.zygote(bool(fields["interpret"]))  # imports while this process imports PyTorch
     from judge.isolation import runner
 
-    return runner.judge(spec, submission, runner.RunOptions(**fields), progress=progress)
+    return runner.judge(spec, submission, options.RunOptions(**fields), progress=progress)
 
 
 def run_fields(
@@ -66,15 +65,7 @@ def run_fields(
         "timing": timing,
         "cases": cases,
         "timeout_s": timeout,
-        "secret": secret_from_env(),
+        "secret": options.secret_from_env(),
         "gpu": gpu,
         "sanitize": tool,
     }
-
-
-def secret_from_env() -> str:
-    """The instructor's secret seed: TPUZZLE_SECRET_SEED, or the file TPUZZLE_SECRET_SEED_FILE."""
-    if os.environ.get(channel.SECRET_ENV):
-        return os.environ[channel.SECRET_ENV]
-    path = os.environ.get(channel.SECRET_FILE_ENV)
-    return Path(path).read_text().strip() if path else ""

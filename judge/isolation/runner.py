@@ -13,10 +13,9 @@ each call's buffers and times are checked in `verify`, and what it found is kept
 from __future__ import annotations
 
 import contextlib
-import os
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 
 from judge.core import check
@@ -36,6 +35,7 @@ from judge.isolation.channel import (
 from judge.isolation.findings import Findings, fallback_env
 from judge.isolation.gate import Alone, DeviceGate
 from judge.isolation.measure import calibration_key
+from judge.isolation.options import RunOptions, secret_from_env
 from judge.isolation.plan import Plan, mix_seed
 from judge.isolation.truths import Truths, truth_key
 from judge.isolation.verify import Problem, outside_triton
@@ -58,34 +58,13 @@ __all__ = [  # what others import from here (from SECRET_ENV on, defined elsewhe
 STARTUP_TIMEOUT_S = 180.0  # importing torch and triton, creating the CUDA context
 
 
-@dataclass(frozen=True)
-class RunOptions:
-    """How to judge: mode, which cases, deadlines."""
-
-    interpret: bool | None = None  # None: the interpreter exactly when no CUDA device is present
-    timing: bool = True  # time the benchmark cases (GPU mode only)
-    cases: tuple[Case, ...] | None = None  # judge these instead of the spec's tests
-    timeout_s: float | None = None  # override the spec's per-phase deadline
-    secret: str = ""  # an instructor's secret seed, mixed into every case's seed
-    gpu: int | None = None  # which CUDA device (CUDA_VISIBLE_DEVICES for the worker)
-    submitter: str = ""  # who submitted, for the stored result
-    recalibrate: bool = False  # measure the device and the reference again, ignoring the cache
-    sweep: bool = False  # also time every distinct test size (for a plot against size)
-    sanitize: Path | None = None  # compute-sanitizer: the small cases once, untimed, under memcheck
-
-
-def secret_from_env() -> str:
-    """The instructor's secret seed: TPUZZLE_SECRET_SEED, or the file TPUZZLE_SECRET_SEED_FILE."""
-    if os.environ.get(SECRET_ENV):
-        return os.environ[SECRET_ENV]
-    path = os.environ.get(SECRET_FILE_ENV)
-    return Path(path).read_text().strip() if path else ""
+DEFAULT_OPTIONS = RunOptions()
 
 
 def judge(
     spec: PuzzleSpec,
     submission: Path,
-    options: RunOptions = RunOptions(),
+    options: RunOptions = DEFAULT_OPTIONS,
     worker: WorkerProcess | None = None,
     progress: Callable[[Progress], None] | None = None,
     gate: DeviceGate | None = None,

@@ -37,6 +37,7 @@ from pathlib import Path
 from judge.core.results import Progress, RunReport
 from judge.core.spec import Case, load_spec
 from judge.errors import JudgeError
+from judge.isolation.options import RunOptions
 
 SERVER_ENV = "TPUZZLE_SERVER"  # 0: judge in this process, never through a server
 IDLE_ENV = "TPUZZLE_SERVER_IDLE"
@@ -286,7 +287,7 @@ class Server:
 
         spec_dir = Path(message["spec_dir"])
         spec = load_spec(spec_dir / "puzzle.yaml")
-        options = runner.RunOptions(**fields_from_dict(message["options"]))
+        options = RunOptions(**fields_from_dict(message["options"]))
         submission = Path(message["submission"])
         worker = channel.launch(
             spec_dir / "puzzle.yaml",

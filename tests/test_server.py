@@ -130,3 +130,14 @@ def test_the_peer_of_a_connection_is_this_user():
     a, b = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
     with a, b:
         assert server.peer_uid(a) == os.getuid()
+
+
+def test_a_bench_of_one_puzzle_goes_through_the_server(served, vector_add):
+    from judge.isolation import batch
+    from judge.records import batches
+
+    choices = batch.Choices(interpret=True)
+    plan = batches.plan_bench(None, "vector_add", [], choices)
+    benched = batches.bench(plan)
+    assert [r.verdict for r in benched.reports] == ["passed"]
+    assert served.control("ping")["judged"] == 1

@@ -16,6 +16,7 @@ import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import closing, contextmanager, suppress
 from dataclasses import asdict, dataclass, replace
+from dataclasses import fields as dataclass_fields
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +25,7 @@ from judge.core import registry
 from judge.core.results import RunReport
 from judge.core.spec import PuzzleSpec
 from judge.errors import JudgeError
-from judge.isolation import batch
+from judge.isolation import batch, client, server
 from judge.records import catalogue, gradebook, grading, store
 
 # ------------------------------------------------------------------------------- progress
@@ -128,6 +129,14 @@ def _judge(jobs: Sequence[batch.Job], plan: batch.Setup, keep, judge_each=None) 
             keep(index, report)
 
 
+def served_each(jobs: Sequence[batch.Job], options, devices: Sequence[int | None]):
+    """batch.judge_each for a batch of one: the job judged as `tpuzzle run` judges one, through
+    the local judge server when there is one to reach (PyTorch then stays out of this process)."""
+    (job,) = jobs
+    fields = {f.name: getattr(options, f.name) for f in dataclass_fields(options)}
+    yield 0, client.judge_file(job.spec, job.path, {**fields, "gpu": devices[0]})
+
+
 def _ignore(tick: Tick) -> None:
     pass
 
@@ -218,6 +227,8 @@ def bench(
         fields = {"index": index, "puzzle": job.spec.id, "submission": str(job.path)}
         tally.add(fields, job.spec.id, report)
 
+    if judge_each is None and len(plan.jobs) == 1 and server.enabled():
+        judge_each = served_each
     with _tally(jsonl, start, len(plan.jobs), on_tick) as tally:
         _judge(plan.jobs, plan.setup, keep, judge_each)
     rows = tuple(catalogue.row(j.spec, r) for j, r in zip(plan.jobs, reports, strict=True))

@@ -30,6 +30,7 @@ SHM_MIN_FREE = 16 << 30  # /dev/shm holds job directories only when this much is
 OUTPUT_HEAD = 16 * 1024  # bytes of a worker's output kept from the start
 OUTPUT_TAIL = 16 * 1024  # and from the end
 WORKER_MODULE = "judge.isolation.worker"
+ZYGOTE_LOST = "zygote-lost"  # the reason of a worker that ended with its zygote
 POLL_S = 0.2  # how often a wait checks whether the worker is still alive
 
 
@@ -197,6 +198,12 @@ class WorkerProcess:
         except subprocess.TimeoutExpired:
             self.kill()
             code = self.proc.wait()
+        if getattr(self.proc, "orphaned", False):
+            return WorkerDied(
+                ZYGOTE_LOST,
+                f"the zygote this worker was forked from ended while {phase}, and the worker "
+                "with it (did a submission kill the judge's processes?)",
+            )
         if code < 0:
             name = signal.Signals(-code).name
             what = {

@@ -82,6 +82,23 @@ def judge(
     started = time.monotonic()
     if options.sanitize:
         options = replace(options, timing=False)
+    report = judged_once(spec, submission, options, worker, progress, gate)
+    if report.reason == channel.ZYGOTE_LOST:  # not the submission's doing, as far as is known
+        again = judged_once(spec, submission, options, None, progress, gate)
+        note = f"Judged again: the first worker ended with its zygote ({report.message})."
+        report = replace(again, notes=(*again.notes, note))
+    return replace(report, wall_s=round(time.monotonic() - started, 3))
+
+
+def judged_once(
+    spec: PuzzleSpec,
+    submission: Path,
+    options: RunOptions,
+    worker: WorkerProcess | None,
+    progress: Callable[[Progress], None] | None,
+    gate: DeviceGate | None,
+) -> RunReport:
+    """One judging in one worker (started here when none is given), which is then discarded."""
     worker = worker if worker is not None else start_worker(spec, submission, options)
     try:
         session = Session(spec, submission, options, worker, progress, gate)
@@ -98,7 +115,7 @@ def judge(
         channel.discard(worker)
     if findings is not None:
         report = sanitize.with_findings(report, findings)
-    return replace(report, wall_s=round(time.monotonic() - started, 3))
+    return report
 
 
 def start_worker(spec: PuzzleSpec, submission: Path, options: RunOptions) -> WorkerProcess:

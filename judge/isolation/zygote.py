@@ -200,10 +200,12 @@ class ForkedProcess:
     def __init__(self, pid: int, stdout, zygote: Spawner):
         self.pid, self.stdout, self.zygote = pid, stdout, zygote
         self.returncode: int | None = None
+        self.orphaned = False  # it ended with its zygote (which its parent-death signal follows)
 
     def poll(self) -> int | None:
         if self.returncode is None:
             self.returncode = self.zygote.exit_code(self.pid, 0.0)
+            self.orphaned = self.returncode is not None and not self.zygote.alive
         return self.returncode
 
     def wait(self, timeout: float | None = None) -> int:
@@ -215,6 +217,7 @@ class ForkedProcess:
                 self.returncode = self.zygote.exit_code(self.pid, 1.0) or -signal.SIGKILL
             if deadline is not None and time.monotonic() >= deadline:
                 break
+        self.orphaned = self.returncode is not None and not self.zygote.alive
         if self.returncode is None:
             import subprocess
 

@@ -130,6 +130,8 @@ def test_a_wait_ends_when_the_worker_is_gone_whatever_the_zygote_says(tmp_path):
     """A worker that has ended is not waited for forever, even with no word from its zygote."""
 
     class Silent:
+        alive = True
+
         def exit_code(self, pid, timeout):
             time.sleep(timeout or 0)
             return None

@@ -13,7 +13,7 @@ import pytest
 
 from judge.core.results import Progress
 from judge.core.spec import Case
-from judge.isolation import client, server
+from judge.isolation import client, options, server
 
 CORRECT = "puzzles/vector_add/solutions/correct/plain.py"
 ROOT = Path(__file__).resolve().parent.parent
@@ -26,7 +26,7 @@ def served(tmp_path, monkeypatch):
     monkeypatch.setenv(server.SERVER_ENV, "1")
     monkeypatch.setenv(server.IDLE_ENV, "60")
     yield server
-    if server.control("stop") is not None:
+    if client.control("stop") is not None:
         path = server.socket_path()
         for _ in range(100):
             if not path.exists():
@@ -45,7 +45,7 @@ def test_a_run_through_the_server_matches_one_in_process(served, vector_add):
     local = client.judge_file(vector_add, ROOT / CORRECT, fields(), use_server=False)
     assert remote.verdict == local.verdict == "passed"
     assert [c.name for c in remote.cases] == [c.name for c in local.cases]
-    assert served.control("ping")["judged"] == 1
+    assert client.control("ping")["judged"] == 1
     assert [p.stage for p in seen][:1] == ["startup"] and seen[-1].stage == "benchmarks"
 
 
@@ -63,10 +63,10 @@ def test_a_client_that_goes_away_has_its_worker_killed(served, vector_add, write
         "op": "judge",
         "spec_dir": str(vector_add.directory),
         "submission": str(hang),
-        "options": server.fields_to_dict(fields()),
+        "options": options.fields_to_dict(fields()),
         "environ": dict(os.environ),
     }
-    sock = server.start(server.socket_path())
+    sock = client.start(server.socket_path())
     sock.sendall(json.dumps(message).encode() + b"\n")
     time.sleep(2.0)  # the worker is importing the endless submission
     before = sleepers()
@@ -115,15 +115,15 @@ def test_a_foreign_runtime_folder_is_refused(tmp_path, monkeypatch):
 
 def test_run_options_travel_as_json_and_back():
     case = Case("N=7", (("N", 7),), seed=5, draw="mixed")
-    back = server.fields_from_dict(
-        json.loads(json.dumps(server.fields_to_dict(fields(cases=(case,)))))
+    back = options.fields_from_dict(
+        json.loads(json.dumps(options.fields_to_dict(fields(cases=(case,)))))
     )
     assert back["cases"] == (case,) and back["sanitize"] is None
 
 
 def test_no_server_answers_when_none_runs(served):
-    assert server.control("ping") is None
-    assert server.connect(server.socket_path(), timeout=1) is None
+    assert client.control("ping") is None
+    assert client.connect(server.socket_path(), timeout=1) is None
 
 
 def test_the_peer_of_a_connection_is_this_user():
@@ -140,4 +140,4 @@ def test_a_bench_of_one_puzzle_goes_through_the_server(served, vector_add):
     plan = batches.plan_bench(None, "vector_add", [], choices)
     benched = batches.bench(plan)
     assert [r.verdict for r in benched.reports] == ["passed"]
-    assert served.control("ping")["judged"] == 1
+    assert client.control("ping")["judged"] == 1

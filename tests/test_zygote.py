@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from judge.isolation import channel
-from judge.isolation.zygote import ForkedProcess
+from judge.isolation.spawner import ForkedProcess
 
 SHOW_ENV = """
 import os, sys

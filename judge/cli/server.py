@@ -7,7 +7,7 @@ import time
 import typer
 
 from judge.errors import JudgeError
-from judge.isolation import server
+from judge.isolation import client, server
 
 app = typer.Typer(
     help="The local judge server: keeps PyTorch imported between runs (started on first use).",
@@ -24,23 +24,23 @@ def _status_line(found: dict) -> str:
 def start() -> None:
     """Start the server for this environment (if none runs) and wait until it listens."""
     try:
-        server.start(server.socket_path()).close()
+        client.start(server.socket_path()).close()
     except OSError as exc:
         raise JudgeError(str(exc)) from None
-    typer.echo(_status_line(server.control("ping") or {}))
+    typer.echo(_status_line(client.control("ping") or {}))
 
 
 @app.command()
 def stop() -> None:
     """Stop the server of this environment, if one runs."""
-    found = server.control("stop")
+    found = client.control("stop")
     typer.echo("stopped" if found is not None else "no server was running")
 
 
 @app.command()
 def status() -> None:
     """Whether a server of this environment runs (exit code 1 if none)."""
-    found = server.control("ping")
+    found = client.control("ping")
     if found is None:
         typer.echo(f"not running (it would listen at {server.socket_path()})")
         raise typer.Exit(1)

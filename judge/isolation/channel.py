@@ -22,7 +22,7 @@ import time
 from pathlib import Path
 
 from judge.isolation import sanitize
-from judge.isolation.zygote import Spawner
+from judge.isolation.spawner import Spawner
 
 SECRET_ENV = "TPUZZLE_SECRET_SEED"  # an instructor's secret seed: never passed to a worker
 SECRET_FILE_ENV = "TPUZZLE_SECRET_SEED_FILE"

@@ -1,12 +1,18 @@
-"""Judging one file for the command line: through the local judge server when it can, else in
-this process; either way `runner.judge` decides, each submission in its own fresh worker.
+"""Judging one file for the command line: through the local judge server when it can (started
+here on first use), else in this process; either way `runner.judge` decides, each submission in
+its own fresh worker.
 
 Nothing here imports PyTorch: a `tpuzzle run` served by a warm server never loads it.
 """
 
 from __future__ import annotations
 
+import json
+import os
+import socket
+import subprocess
 import sys
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -30,7 +36,7 @@ def judge_file(
     local = fields.get("sanitize") or fields.get("recalibrate")  # a run of its own, measured anew
     if use_server and server.enabled() and not local:
         try:
-            return server.request(spec.directory, submission, fields, progress)
+            return request(spec.directory, submission, fields, progress)
         except OSError as exc:
             print(f"note: judging in this process ({exc})", file=sys.stderr)
     if not fields.get("sanitize"):
@@ -69,3 +75,86 @@ def run_fields(
         "gpu": gpu,
         "sanitize": tool,
     }
+
+
+# ------------------------------------------------------------------------------ the server's client
+
+
+def connect(path: Path, timeout: float | None = None) -> socket.socket | None:
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        sock.settimeout(timeout)
+        sock.connect(str(path))
+    except OSError:
+        sock.close()
+        return None
+    sock.settimeout(None)
+    return sock
+
+
+def start(path: Path) -> socket.socket:
+    """Connect to the server at path, starting it first if none answers."""
+    sock = connect(path)
+    if sock is not None:
+        return sock
+    log = path.with_suffix(".log")
+    with open(log, "ab") as out:
+        subprocess.Popen(
+            [sys.executable, "-m", "judge.isolation.server", str(path)],
+            stdin=subprocess.DEVNULL,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,  # outlives this command
+            cwd="/",
+        )
+    deadline = time.monotonic() + server.START_TIMEOUT_S
+    while time.monotonic() < deadline:
+        sock = connect(path)
+        if sock is not None:
+            return sock
+        time.sleep(0.05)
+    raise OSError(f"the judge server did not start within {server.START_TIMEOUT_S:g} s ({log})")
+
+
+def request(
+    spec_dir: Path,
+    submission: Path,
+    fields: dict,
+    progress: Callable[[Progress], None] | None = None,
+) -> RunReport:
+    """Judge through the server (started if need be): the same report `runner.judge` gives.
+    Raises OSError when no server can be reached or it fails; JudgeError for a usage error."""
+    message = {
+        "op": "judge",
+        "spec_dir": str(Path(spec_dir).resolve()),
+        "submission": str(Path(submission).resolve()),
+        "options": options.fields_to_dict(fields),
+        "environ": dict(os.environ),
+    }
+    sock = start(server.socket_path())
+    with sock, sock.makefile("rwb") as stream:
+        stream.write(json.dumps(message).encode() + b"\n")
+        stream.flush()
+        for line in stream:
+            event = json.loads(line)
+            if event["event"] == "progress" and progress is not None:
+                progress(Progress(**event["progress"]))
+            elif event["event"] == "report":
+                return RunReport.from_dict(event["report"])
+            elif event["event"] == "usage":
+                raise JudgeError(event["message"])
+            elif event["event"] == "error":
+                raise OSError(f"the judge server failed: {event['message']}")
+    raise OSError("the judge server closed the connection before the report")
+
+
+def control(op: str) -> dict | None:
+    """Ask a running server (of this environment) for its status or to stop; None if none runs."""
+    sock = connect(server.socket_path(), timeout=5)
+    if sock is None:
+        return None
+    with sock, sock.makefile("rwb") as stream:
+        stream.write(json.dumps({"op": op}).encode() + b"\n")
+        stream.flush()
+        line = stream.readline()
+    return json.loads(line) if line else {}

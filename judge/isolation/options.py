@@ -3,6 +3,7 @@ command line, the judge server and batches build without importing PyTorch."""
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -33,3 +34,25 @@ def secret_from_env() -> str:
         return os.environ[SECRET_ENV]
     path = os.environ.get(SECRET_FILE_ENV)
     return Path(path).read_text().strip() if path else ""
+
+
+def fields_to_dict(fields: dict) -> dict:
+    """RunOptions' fields as JSON: cases as plain dicts, paths as strings."""
+    cases = fields.get("cases")
+    sanitize = fields.get("sanitize")
+    return {
+        **fields,
+        "cases": None if cases is None else [dataclasses.asdict(c) for c in cases],
+        "sanitize": str(sanitize) if sanitize else None,
+    }
+
+
+def fields_from_dict(data: dict) -> dict:
+    """The inverse of fields_to_dict."""
+    cases = data.get("cases")
+    if cases is not None:
+        cases = tuple(
+            Case(**{**c, "sizes": tuple((str(k), int(v)) for k, v in c["sizes"])}) for c in cases
+        )
+    sanitize = Path(data["sanitize"]) if data.get("sanitize") else None
+    return {**data, "cases": cases, "sanitize": sanitize}

@@ -21,23 +21,21 @@ one {"event": "report", "report": {...}} or {"event": "error", "message": "..."}
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import hashlib
 import json
 import os
 import socket
 import struct
-import subprocess
 import sys
 import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
 
-from judge.core.results import Progress, RunReport
-from judge.core.spec import Case, load_spec
+from judge.core.results import RunReport
+from judge.core.spec import load_spec
 from judge.errors import JudgeError
-from judge.isolation.options import RunOptions
+from judge.isolation.options import RunOptions, fields_from_dict
 
 SERVER_ENV = "TPUZZLE_SERVER"  # 0: judge in this process, never through a server
 IDLE_ENV = "TPUZZLE_SERVER_IDLE"
@@ -94,111 +92,6 @@ def runtime_dir() -> Path:
 
 def socket_path(environ: dict[str, str] | None = None) -> Path:
     return runtime_dir() / f"server-{fingerprint(environ)}.sock"
-
-
-# ------------------------------------------------------------------------------ the client
-
-
-def connect(path: Path, timeout: float | None = None) -> socket.socket | None:
-    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    try:
-        sock.settimeout(timeout)
-        sock.connect(str(path))
-    except OSError:
-        sock.close()
-        return None
-    sock.settimeout(None)
-    return sock
-
-
-def start(path: Path) -> socket.socket:
-    """Connect to the server at path, starting it first if none answers."""
-    sock = connect(path)
-    if sock is not None:
-        return sock
-    log = path.with_suffix(".log")
-    with open(log, "ab") as out:
-        subprocess.Popen(
-            [sys.executable, "-m", "judge.isolation.server", str(path)],
-            stdin=subprocess.DEVNULL,
-            stdout=out,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,  # outlives this command
-            cwd="/",
-        )
-    deadline = time.monotonic() + START_TIMEOUT_S
-    while time.monotonic() < deadline:
-        sock = connect(path)
-        if sock is not None:
-            return sock
-        time.sleep(0.05)
-    raise OSError(f"the judge server did not start within {START_TIMEOUT_S:g} s (see {log})")
-
-
-def request(
-    spec_dir: Path,
-    submission: Path,
-    fields: dict,
-    progress: Callable[[Progress], None] | None = None,
-) -> RunReport:
-    """Judge through the server (started if need be): the same report `runner.judge` gives.
-    Raises OSError when no server can be reached or it fails; JudgeError for a usage error."""
-    message = {
-        "op": "judge",
-        "spec_dir": str(Path(spec_dir).resolve()),
-        "submission": str(Path(submission).resolve()),
-        "options": fields_to_dict(fields),
-        "environ": dict(os.environ),
-    }
-    sock = start(socket_path())
-    with sock, sock.makefile("rwb") as stream:
-        stream.write(json.dumps(message).encode() + b"\n")
-        stream.flush()
-        for line in stream:
-            event = json.loads(line)
-            if event["event"] == "progress" and progress is not None:
-                progress(Progress(**event["progress"]))
-            elif event["event"] == "report":
-                return RunReport.from_dict(event["report"])
-            elif event["event"] == "usage":
-                raise JudgeError(event["message"])
-            elif event["event"] == "error":
-                raise OSError(f"the judge server failed: {event['message']}")
-    raise OSError("the judge server closed the connection before the report")
-
-
-def control(op: str) -> dict | None:
-    """Ask a running server (of this environment) for its status or to stop; None if none runs."""
-    sock = connect(socket_path(), timeout=5)
-    if sock is None:
-        return None
-    with sock, sock.makefile("rwb") as stream:
-        stream.write(json.dumps({"op": op}).encode() + b"\n")
-        stream.flush()
-        line = stream.readline()
-    return json.loads(line) if line else {}
-
-
-def fields_to_dict(fields: dict) -> dict:
-    """RunOptions' fields as JSON: cases as plain dicts, paths as strings."""
-    cases = fields.get("cases")
-    sanitize = fields.get("sanitize")
-    return {
-        **fields,
-        "cases": None if cases is None else [dataclasses.asdict(c) for c in cases],
-        "sanitize": str(sanitize) if sanitize else None,
-    }
-
-
-def fields_from_dict(data: dict) -> dict:
-    """The inverse of fields_to_dict."""
-    cases = data.get("cases")
-    if cases is not None:
-        cases = tuple(
-            Case(**{**c, "sizes": tuple((str(k), int(v)) for k, v in c["sizes"])}) for c in cases
-        )
-    sanitize = Path(data["sanitize"]) if data.get("sanitize") else None
-    return {**data, "cases": cases, "sanitize": sanitize}
 
 
 # ------------------------------------------------------------------------------ the server

@@ -141,3 +141,31 @@ def test_a_bench_of_one_puzzle_goes_through_the_server(served, vector_add):
     benched = batches.bench(plan)
     assert [r.verdict for r in benched.reports] == ["passed"]
     assert client.control("ping")["judged"] == 1
+
+
+def test_the_server_commands_report_a_foreign_runtime_folder_in_one_line(tmp_path, monkeypatch):
+    from typer.testing import CliRunner
+
+    from judge.cli import app
+
+    run = tmp_path / "run"
+    (run / "tpuzzle").mkdir(parents=True)
+    os.chmod(run / "tpuzzle", 0o755)
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(run))
+    for command in ("start", "stop", "status"):
+        result = CliRunner().invoke(app, ["server", command])
+        assert result.exit_code == 2, (command, result.output)
+        assert "not a private folder" in result.output and "Traceback" not in result.output
+
+
+def test_the_server_commands_start_report_and_stop(served):
+    from typer.testing import CliRunner
+
+    from judge.cli import app
+
+    runner = CliRunner()
+    assert runner.invoke(app, ["server", "status"]).exit_code == 1
+    started = runner.invoke(app, ["server", "start"])
+    assert started.exit_code == 0 and "running: pid" in started.output
+    assert "0 run(s) judged" in runner.invoke(app, ["server", "status"]).output
+    assert runner.invoke(app, ["server", "stop"]).output.strip() == "stopped"

@@ -20,6 +20,7 @@ import typer
 
 from judge.cli import progress, report
 from judge.cli import server as server_commands
+from judge.cli.usage import usage_errors
 from judge.core import registry
 from judge.core.spec import Case, PuzzleSpec, violated
 from judge.errors import JudgeError
@@ -76,20 +77,6 @@ DbOpt = Annotated[
         "--db", help="Results database (default: TPUZZLE_DB, then the user's data directory)."
     ),
 ]
-
-
-def usage_errors(fn):
-    """Turn a JudgeError into one red line on stderr and exit code 2."""
-
-    @functools.wraps(fn)
-    def wrapper(*args, **kwargs):
-        try:
-            return fn(*args, **kwargs)
-        except JudgeError as exc:
-            typer.secho(f"error: {exc}", fg="red", err=True)
-            raise typer.Exit(2) from None
-
-    return wrapper
 
 
 @app.command("list")

@@ -6,6 +6,7 @@ import time
 
 import typer
 
+from judge.cli.usage import usage_errors
 from judge.errors import JudgeError
 from judge.isolation import client, server
 
@@ -21,6 +22,7 @@ def _status_line(found: dict) -> str:
 
 
 @app.command()
+@usage_errors
 def start() -> None:
     """Start the server for this environment (if none runs) and wait until it listens."""
     try:
@@ -31,6 +33,7 @@ def start() -> None:
 
 
 @app.command()
+@usage_errors
 def stop() -> None:
     """Stop the server of this environment, if one runs."""
     found = client.control("stop")
@@ -38,6 +41,7 @@ def stop() -> None:
 
 
 @app.command()
+@usage_errors
 def status() -> None:
     """Whether a server of this environment runs (exit code 1 if none)."""
     found = client.control("ping")

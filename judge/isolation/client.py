@@ -153,8 +153,11 @@ def control(op: str) -> dict | None:
     sock = connect(server.socket_path(), timeout=5)
     if sock is None:
         return None
-    with sock, sock.makefile("rwb") as stream:
-        stream.write(json.dumps({"op": op}).encode() + b"\n")
-        stream.flush()
-        line = stream.readline()
-    return json.loads(line) if line else {}
+    try:
+        with sock, sock.makefile("rwb") as stream:
+            stream.write(json.dumps({"op": op}).encode() + b"\n")
+            stream.flush()
+            line = stream.readline()
+    except OSError:  # a server that is stopping: it answers no more
+        return None
+    return json.loads(line) if line else None

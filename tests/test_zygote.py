@@ -152,3 +152,19 @@ def test_a_child_that_dies_at_once_is_still_reported(launched):
     worker = launched("def solve(a_ptr, b_ptr, c_ptr, N):\n    pass\n")
     worker.kill()
     assert worker.proc.wait(timeout=30) == -signal.SIGKILL
+
+
+def test_a_clean_exit_reported_late_is_not_taken_for_a_kill():
+    """The zygote's word arrives after the process is gone: its exit code 0 stands."""
+
+    class Late:
+        alive = True
+        calls = 0
+
+        def exit_code(self, pid, timeout):
+            self.calls += 1
+            return 0 if self.calls > 1 else None
+
+    gone = subprocess.Popen(["true"])
+    gone.wait()
+    assert ForkedProcess(gone.pid, None, Late()).wait() == 0

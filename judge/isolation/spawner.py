@@ -26,22 +26,27 @@ class ForkedProcess:
         self.returncode: int | None = None
         self.orphaned = False  # it ended with its zygote (which its parent-death signal follows)
 
+    def ended(self, code: int | None) -> None:
+        """Take the exit code once known; a worker whose zygote is gone by then went with it."""
+        if code is not None:
+            self.returncode, self.orphaned = code, not self.zygote.alive
+
     def poll(self) -> int | None:
         if self.returncode is None:
-            self.returncode = self.zygote.exit_code(self.pid, 0.0)
-            self.orphaned = self.returncode is not None and not self.zygote.alive
+            self.ended(self.zygote.exit_code(self.pid, 0.0))
         return self.returncode
 
     def wait(self, timeout: float | None = None) -> int:
         deadline = None if timeout is None else time.monotonic() + timeout
         while self.returncode is None:
             left = WAIT_SLICE_S if deadline is None else max(0.0, deadline - time.monotonic())
-            self.returncode = self.zygote.exit_code(self.pid, min(WAIT_SLICE_S, left))
-            if self.returncode is None and not running(self.pid):
-                self.returncode = self.zygote.exit_code(self.pid, 1.0) or -signal.SIGKILL
+            code = self.zygote.exit_code(self.pid, min(WAIT_SLICE_S, left))
+            if code is None and not running(self.pid):  # gone, with no word from the zygote
+                code = self.zygote.exit_code(self.pid, 1.0)
+                code = -signal.SIGKILL if code is None else code
+            self.ended(code)
             if deadline is not None and time.monotonic() >= deadline:
                 break
-        self.orphaned = self.returncode is not None and not self.zygote.alive
         if self.returncode is None:
             raise subprocess.TimeoutExpired(f"worker {self.pid}", timeout)
         return self.returncode
@@ -67,7 +72,6 @@ class Spawner:
     background; `fork(...)` waits for it to be ready, then forks a worker."""
 
     def __init__(self, proc, sock: socket.socket):
-
         self.proc, self.sock = proc, sock
         self.lock = threading.Lock()  # one fork request at a time
         self.changed = threading.Condition()  # guards exits, answers, alive
@@ -80,7 +84,6 @@ class Spawner:
 
     @classmethod
     def start(cls, env: dict[str, str]) -> Spawner:
-
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         proc = subprocess.Popen(
             [sys.executable, "-m", "judge.isolation.zygote", str(theirs.fileno())],

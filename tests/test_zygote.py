@@ -168,3 +168,30 @@ def test_a_clean_exit_reported_late_is_not_taken_for_a_kill():
     gone = subprocess.Popen(["true"])
     gone.wait()
     assert ForkedProcess(gone.pid, None, Late()).wait() == 0
+
+
+def test_a_gpu_is_numbered_as_the_client_numbers_it(tmp_path, monkeypatch):
+    """The judge server launches workers for clients whose CUDA_VISIBLE_DEVICES may differ from
+    its own: --gpu 1 of a client that sees devices 2,3 is device 3."""
+    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "0,1")
+    client = {"CUDA_VISIBLE_DEVICES": "2,3"}
+    assert channel.worker_env(tmp_path, False, 1, client)["CUDA_VISIBLE_DEVICES"] == "3"
+    assert channel.worker_env(tmp_path, False, 1)["CUDA_VISIBLE_DEVICES"] == "1"
+
+
+def test_a_relaunched_worker_gets_the_environment_of_the_first(launched):
+    shows = (
+        'import os\nprint("mark", os.environ.get("CLIENT_MARK"), flush=True)\n'
+        "def solve(a_ptr, b_ptr, c_ptr, N):\n    pass\n"
+    )
+    first = launched(shows, CLIENT_MARK="from-the-client")
+    again = first.relaunch()
+    try:
+        for worker in (first, again):
+            worker.expect("ready", 120, "starting")
+            worker.expect_ok({"op": "load"}, "loaded", 60, "loading")
+            worker.stop()
+            assert "mark from-the-client" in worker.output()
+        assert again.dir != first.dir
+    finally:
+        channel.discard(again)

@@ -19,6 +19,7 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from judge.isolation import sanitize
@@ -91,6 +92,7 @@ class WorkerProcess:
         self.pending = b""
         self.stopping, self.stopped = threading.Lock(), False
         self.captured = CappedOutput()
+        self.relaunch: Callable[[], WorkerProcess] | None = None  # a fresh worker, launched alike
         self.drain = threading.Thread(target=self._drain, daemon=True)
         self.drain.start()
 
@@ -107,7 +109,7 @@ class WorkerProcess:
                 *prefix,
                 sys.executable,
                 "-m",
-                "judge.isolation.worker",
+                WORKER_MODULE,
                 str(job_dir),
                 str(cmd_r),
                 str(event_w),
@@ -278,8 +280,23 @@ def launch(
     }
     (job_dir / "job.json").write_text(json.dumps(job))
     environ = dict(os.environ if environ is None else environ)
+    worker = start_in(job_dir, Path(submission), interpret, gpu, sanitizer, environ)
+    worker.relaunch = lambda: launch(spec_file, submission, interpret, gpu, sanitizer, environ)
+    return worker
+
+
+def start_in(
+    job_dir: Path,
+    submission: Path,
+    interpret: bool,
+    gpu: int | None,
+    sanitizer: Path | None,
+    environ: dict[str, str],
+) -> WorkerProcess:
+    """The worker of a job directory: forked from the zygote where it can be, else started from
+    nothing (always under the sanitizer)."""
     env = worker_env(job_dir, interpret, gpu, environ)
-    kept = compiled_dir(Path(submission), environ)
+    kept = compiled_dir(submission, environ)
     if kept is not None:
         env["TRITON_CACHE_DIR"] = str(kept)
     if sanitizer is not None:
@@ -362,9 +379,10 @@ def worker_env(
 ) -> dict[str, str]:
     """The worker's environment: ours (or `environ`), less tpuzzle's own settings (the secret
     seed, the results database), with its own Triton cache."""
+    environ = os.environ if environ is None else environ
     env = {
         k: v
-        for k, v in (os.environ if environ is None else environ).items()
+        for k, v in environ.items()
         if not k.startswith("TPUZZLE_") or k in WORKER_VISIBLE  # no database, cache or secret
     }
     package_root = str(Path(__file__).resolve().parents[2])
@@ -375,7 +393,7 @@ def worker_env(
     if interpret:
         env["TRITON_INTERPRET"] = "1"
     if gpu is not None:
-        env["CUDA_VISIBLE_DEVICES"] = visible_device(gpu)
+        env["CUDA_VISIBLE_DEVICES"] = visible_device(gpu, environ)
     return env
 
 
@@ -412,12 +430,14 @@ def prune(root: Path, keep: int) -> None:
         shutil.rmtree(old, ignore_errors=True)
 
 
-def visible_device(index: int) -> str:
-    """The CUDA_VISIBLE_DEVICES entry for device `index` as this process numbers its devices:
-    with CUDA_VISIBLE_DEVICES=2,3 set, index 0 is device 2."""
-    visible = [d.strip() for d in os.environ.get("CUDA_VISIBLE_DEVICES", "").split(",")]
+def visible_device(index: int, environ: Mapping[str, str] | None = None) -> str:
+    """The CUDA_VISIBLE_DEVICES entry for device `index` as a process with this environment
+    (ours, or the judge server's client's) numbers its devices: with CUDA_VISIBLE_DEVICES=2,3
+    set, index 0 is device 2."""
+    environ = os.environ if environ is None else environ
+    visible = [d.strip() for d in environ.get("CUDA_VISIBLE_DEVICES", "").split(",")]
     visible = [d for d in visible if d]
-    if "CUDA_VISIBLE_DEVICES" in os.environ and 0 <= index < len(visible):
+    if "CUDA_VISIBLE_DEVICES" in environ and 0 <= index < len(visible):
         return visible[index]
     return str(index)
 

@@ -71,20 +71,23 @@ def judge(
 ) -> RunReport:
     """Judge one submission; never raises for anything the submission does.
 
-    `gate` is the device's, when other judgings share it (batch): this one then checks beside
-    them and times alone.
+    `worker` may be one already started by `channel.launch` for this spec and submission (a
+    batch starts its next workers while it judges; the judge server starts one with its client's
+    environment). `gate` is the device's, when other judgings share it (batch): this one then
+    checks beside them and times alone. `progress`, if given, is called from this thread as each
+    stage starts and after each case and benchmark shape; what it raises is ignored.
 
-    `worker` may be one already started by `channel.launch` for this spec and submission (the CLI
-    starts it before importing PyTorch here, so that both imports overlap). `progress`, if given,
-    is called from this thread as each stage starts and after each case and benchmark shape; what
-    it raises is ignored.
+    A worker that ended with its zygote (not the submission's doing, as far as is known) is
+    replaced by one launched alike, and the submission judged again, once.
     """
     started = time.monotonic()
     if options.sanitize:
         options = replace(options, timing=False)
+    worker = worker if worker is not None else start_worker(spec, submission, options)
     report = judged_once(spec, submission, options, worker, progress, gate)
-    if report.reason == channel.ZYGOTE_LOST:  # not the submission's doing, as far as is known
-        again = judged_once(spec, submission, options, None, progress, gate)
+    relaunch = getattr(worker, "relaunch", None)
+    if report.reason == channel.ZYGOTE_LOST and relaunch is not None:
+        again = judged_once(spec, submission, options, relaunch(), progress, gate)
         note = f"Judged again: the first worker ended with its zygote ({report.message})."
         report = replace(again, notes=(*again.notes, note))
     return replace(report, wall_s=round(time.monotonic() - started, 3))
@@ -94,12 +97,11 @@ def judged_once(
     spec: PuzzleSpec,
     submission: Path,
     options: RunOptions,
-    worker: WorkerProcess | None,
+    worker: WorkerProcess,
     progress: Callable[[Progress], None] | None,
     gate: DeviceGate | None,
 ) -> RunReport:
-    """One judging in one worker (started here when none is given), which is then discarded."""
-    worker = worker if worker is not None else start_worker(spec, submission, options)
+    """One judging in one worker, which is then discarded."""
     try:
         session = Session(spec, submission, options, worker, progress, gate)
     except BaseException:

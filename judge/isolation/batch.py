@@ -3,12 +3,12 @@
 Lanes of one GPU share it through a gate.DeviceGate: they check answers side by side and time
 one at a time, with the device to themselves.
 
-A lane judges one submission at a time, each in a fresh worker exactly as `tpuzzle run` does; while
-it judges one, the workers of its next LOOKAHEAD submissions are already importing PyTorch, so
-start-ups overlap judging, even behind submissions that fail within a second. Lanes pull from one
-queue, so a slow submission holds up its own lane only. Reports come back as they finish, with
-their position in the batch. `setup` turns a command line's choices into the runner's options and
-the device of each lane.
+A lane judges one submission at a time, each in a fresh worker exactly as `tpuzzle run` does;
+while it judges one, the workers of its next LOOKAHEAD submissions (one, on a shared GPU) are
+already starting (forked, creating their CUDA context), so start-ups overlap judging, even behind
+submissions that fail within a second. Lanes pull from one queue, so a slow submission holds up
+its own lane only. Reports come back as they finish, with their position in the batch. `setup`
+turns a command line's choices into the runner's options and the device of each lane.
 """
 
 from __future__ import annotations
@@ -74,7 +74,7 @@ class Choices:
     interpret: bool = False  # the CPU interpreter even when a GPU is present
     timing: bool = True  # time the benchmark cases (GPU mode only)
     timeout: float | None = None  # seconds per phase; None: the spec's
-    gpus: str | None = None  # "all" or "0,1": one lane per GPU
+    gpus: str | None = None  # "all" or "0,1": per_gpu lanes on each
     jobs: int = 1  # CPU lanes in interpreter mode
     recalibrate: bool = False  # measure the device's peaks and the reference again
     per_gpu: int = PER_GPU  # judgings sharing each GPU: side by side to check, alone to time

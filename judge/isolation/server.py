@@ -4,16 +4,16 @@ second instead of importing PyTorch twice.
 
 Like the daemons of Bazel, Gradle or dmypy: the command line starts it on first use and talks to
 it over a Unix socket that only the same user can reach; it stops after IDLE_S seconds without a
-request, on `tpuzzle server stop`, or when a client finds it out of date. Each server is keyed by
-a fingerprint of the judge's own sources, the Python executable and the environment that shapes
-imports, so an edited judge or another environment gets a server of its own.
+request or on `tpuzzle server stop`. Each server is keyed by a fingerprint of the judge's own
+sources, the Python executable and the environment that shapes imports, so an edited judge or
+another environment gets a server of its own (the one it replaces idles out).
 
 What runs in it is what `tpuzzle run` runs in-process: `runner.judge`, each submission in its own
 fresh worker (forked from the server's zygote) that dies with it. A client that disconnects
 (Ctrl-C) has its worker killed. Judgings on the GPU take turns, one at a time per device, so two
 runs never time each other's kernels.
 
-Protocol: one JSON object per line. The client sends {"op": "judge", ...} (see `request`), or
+Protocol: one JSON object per line. The client sends {"op": "judge", ...} (see `client.request`), or
 {"op": "ping"} / {"op": "stop"}; the server answers with {"event": "progress", ...} lines and
 one {"event": "report", "report": {...}} or {"event": "error", "message": "..."}.
 """

@@ -1,10 +1,10 @@
 """The worker: a fresh process that runs one submission on command from the trusted parent.
 
-Started as `python -m judge.isolation.worker JOB_DIR CMD_FD EVENT_FD`, or forked by the zygote,
-which calls `main` with the same three. It reads one JSON command per line on CMD_FD and answers
-one JSON event per line on EVENT_FD; buffers travel as raw files in JOB_DIR. It never judges: it
-hands back the bytes of every buffer (guard bands included) and the parent compares them against
-references it computed itself.
+Started as `python -m judge.isolation.worker JOB_DIR CMD_FD EVENT_FD` (`main`), or forked by the
+zygote, which calls `run` with the same three. It reads one JSON command per line on CMD_FD and
+answers one JSON event per line on EVENT_FD; buffers travel as raw files in JOB_DIR. It never
+judges: it hands back the bytes of every buffer (guard bands included) and the parent compares
+them against references it computed itself.
 
 Order matters for trust: calibration and the reference's timing happen before the submission is
 imported, so nothing the submission does can touch them.

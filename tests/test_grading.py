@@ -155,9 +155,29 @@ def test_discover_without_submissions_raises_one_line(tmp_path):
     assert str(empty.value) == (
         f"{tmp_path}: no submissions found, expected ROOT/<student>/<puzzle>.py"
     )
-    write(tmp_path / "vector_add.py")
+    write(tmp_path / "notes.py")
     with pytest.raises(JudgeError, match="one student's directory"):
         grading.discover(tmp_path, IDS)
+
+
+def test_a_folder_of_puzzle_files_is_one_students(tmp_path):
+    """What Gradescope hands an autograder, or a GitHub Classroom repository: the student's
+    <puzzle>.py files at the top, beside folders and files that are not submissions."""
+    write(tmp_path / "vector_add.py")
+    write(tmp_path / "relu.py")
+    write(tmp_path / "scratch.py")
+    write(tmp_path / ".github" / "workflows" / "classroom.yml")
+    write(tmp_path / "tests" / "test_mine.py")
+    subs, warnings = grading.discover(tmp_path, IDS)
+    assert [(s.student, s.puzzle) for s in subs] == [
+        (tmp_path.name, "relu"),
+        (tmp_path.name, "vector_add"),
+    ]
+    assert warnings == [f"{tmp_path / 'scratch.py'}: 'scratch' is not a puzzle id, skipped"]
+    named, _ = grading.discover(tmp_path, IDS, student="Ada Lovelace")
+    assert {s.student for s in named} == {"Ada Lovelace"}
+    assert grading.is_one_student(tmp_path, IDS)
+    assert not grading.is_one_student(tmp_path / "tests", IDS)
 
 
 # ------------------------------------------------------------------------------- manifest

@@ -5,21 +5,31 @@ Exit codes: 0 passed (or a command that succeeded), 1 any other verdict, 2 a usa
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
-import functools
 import json
 import shutil
-import signal
 import sys
-import threading
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
-from judge.cli import progress, report
+from judge.cli import classes, progress, report
 from judge.cli import server as server_commands
+from judge.cli.options import (
+    DbOpt,
+    GpusOpt,
+    InterpretOpt,
+    JobsOpt,
+    JsonlOpt,
+    PerGpuOpt,
+    PuzzlesOpt,
+    RecalibrateOpt,
+    TimeoutOpt,
+    TimingOpt,
+    keeps_finished,
+    open_db,
+)
 from judge.cli.usage import usage_errors
 from judge.core import registry
 from judge.core.spec import Case, PuzzleSpec, violated
@@ -35,48 +45,6 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 app.add_typer(server_commands.app, name="server")
-
-PuzzlesOpt = Annotated[
-    Path | None,
-    typer.Option(
-        "--puzzles", help="Catalogue directory (default: TPUZZLE_PUZZLES, then the bundled one)."
-    ),
-]
-InterpretOpt = Annotated[
-    bool,
-    typer.Option(
-        "--interpret", help="Use Triton's interpreter on the CPU even when a GPU is present."
-    ),
-]
-TimingOpt = Annotated[bool, typer.Option(help="Time the benchmark cases on the GPU.")]
-TimeoutOpt = Annotated[float | None, typer.Option(help="Seconds per phase.")]
-GpusOpt = Annotated[
-    str | None,
-    typer.Option(help="Judge on these GPUs in parallel, one worker each: 'all' or e.g. '0,1'."),
-]
-PerGpuOpt = Annotated[
-    int,
-    typer.Option(
-        help="Judgings sharing each GPU: they check answers side by side and time one at a "
-        "time, with the device to themselves (1: one submission at a time).",
-    ),
-]
-JobsOpt = Annotated[
-    int, typer.Option(help="Parallel lanes in interpreter mode (CPU); GPU mode uses --gpus.")
-]
-RecalibrateOpt = Annotated[
-    bool,
-    typer.Option(
-        help="Measure the device's peaks and the PyTorch reference again instead of using the "
-        "cached measurements."
-    ),
-]
-DbOpt = Annotated[
-    Path | None,
-    typer.Option(
-        "--db", help="Results database (default: TPUZZLE_DB, then the user's data directory)."
-    ),
-]
 
 
 @app.command("list")
@@ -180,59 +148,6 @@ def run(
     raise typer.Exit(0 if result.passed else 1)
 
 
-JsonlOpt = Annotated[
-    Path | None,
-    typer.Option(
-        "--jsonl",
-        help="Stream one JSON line per submission to this file as each is decided (a start line "
-        "first, an end line last); an interrupted run keeps what finished.",
-    ),
-]
-
-
-def sigterm_as_ctrl_c():
-    """Within: SIGTERM (a cancelled CI job, `kill`) raises KeyboardInterrupt in the main thread,
-    as Ctrl-C does. Outside the main thread, where no handler can be set, nothing changes."""
-    if threading.current_thread() is not threading.main_thread():
-        return contextlib.nullcontext()
-    return _sigterm_handler()
-
-
-@contextlib.contextmanager
-def _sigterm_handler():
-    previous = signal.signal(signal.SIGTERM, _interrupt)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, signal.SIG_DFL if previous is None else previous)
-
-
-def _interrupt(signum, frame) -> None:
-    raise KeyboardInterrupt
-
-
-def keeps_finished(fn):
-    """For a batch: SIGTERM stops it as Ctrl-C does; stopped halfway, it says how far it got (what
-    finished is stored, and streamed to --jsonl); exit code 130 for an interrupt."""
-
-    @functools.wraps(fn)
-    def wrapper(*args, **kwargs):
-        cause: BaseException | None = None
-        with sigterm_as_ctrl_c():
-            try:
-                return fn(*args, **kwargs)
-            except batches.Stopped as stop:
-                typer.secho(str(stop), fg="yellow", err=True)
-                cause = stop.__cause__
-            except KeyboardInterrupt:
-                typer.secho("interrupted", fg="yellow", err=True)
-        if cause is not None and not isinstance(cause, KeyboardInterrupt):
-            raise cause  # a JudgeError: one red line and exit code 2; anything else: a bug
-        raise typer.Exit(130)
-
-    return wrapper
-
-
 @app.command()
 @usage_errors
 @keeps_finished
@@ -295,101 +210,8 @@ def needs_matplotlib() -> None:
         raise JudgeError(f"--plot needs matplotlib: {plot.missing()}")
 
 
-@app.command()
-@usage_errors
-@keeps_finished
-def grade(
-    root: Annotated[
-        Path | None,
-        typer.Argument(help="The class: ROOT/<student>/<puzzle>.py (or use --manifest)."),
-    ] = None,
-    manifest: Annotated[
-        Path | None,
-        typer.Option(help="A CSV with the header student,puzzle,path, instead of ROOT."),
-    ] = None,
-    puzzle: Annotated[
-        list[str] | None, typer.Option("--puzzle", "-p", help="Only these puzzles (repeatable).")
-    ] = None,
-    json_file: Annotated[
-        Path | None, typer.Option("--json", help="Write the grading as JSON.")
-    ] = None,
-    jsonl: JsonlOpt = None,
-    junit: Annotated[Path | None, typer.Option(help="Write JUnit XML (one test per file).")] = None,
-    markdown: Annotated[Path | None, typer.Option(help="Write Markdown tables.")] = None,
-    csv_file: Annotated[
-        Path | None, typer.Option("--csv", help="Write a gradebook CSV with credit per case.")
-    ] = None,
-    shard: Annotated[
-        str | None, typer.Option(help="Grade only slice K of N (e.g. 2/8), for CI matrices.")
-    ] = None,
-    secret_file: Annotated[
-        Path | None,
-        typer.Option(help="A file holding the secret seed (default: TPUZZLE_SECRET_SEED[_FILE])."),
-    ] = None,
-    resume: Annotated[
-        bool,
-        typer.Option(
-            help="Take the stored result of a file already graded under the same judge, puzzle, "
-            "mode and seed instead of judging it again."
-        ),
-    ] = False,
-    interpret: InterpretOpt = False,
-    timing: TimingOpt = True,
-    timeout: TimeoutOpt = None,
-    gpus: GpusOpt = None,
-    jobs: JobsOpt = 1,
-    per_gpu: PerGpuOpt = batch.PER_GPU,
-    recalibrate: RecalibrateOpt = False,
-    save: Annotated[bool, typer.Option(help="Store the results in the database.")] = True,
-    puzzles: PuzzlesOpt = None,
-    db: DbOpt = None,
-) -> None:
-    """Grade a class: every submission in its own worker, then a table per puzzle.
-
-    Exit code 0 when grading completed, whatever the verdicts; 2 when it could not start.
-    """
-    choices = batch.Choices(interpret, timing, timeout, gpus, jobs, recalibrate, per_gpu)
-    plan = batches.plan_grade(puzzles, root, manifest, puzzle or [], shard, secret_file, choices)
-    for warning in plan.warnings:
-        typer.secho(f"warning: {warning}", fg="yellow", err=True)
-    conn = open_db(db) if save or resume else None
-    outputs = batches.Outputs(json_file, junit, markdown, csv_file)
-    with report.batch_progress() as tick:
-        graded = batches.grade(plan, conn, save, resume, outputs, jsonl, tick)
-    report.console().print(report.class_tables(graded.tables))
-    if graded.interpreted:
-        typer.echo("Interpreter mode: correctness only; nothing is timed or ranked.")
-    if graded.resumed:
-        typer.echo(f"{graded.resumed} result(s) taken from the database (--resume)")
-
-
-@app.command()
-@usage_errors
-def merge(
-    documents: Annotated[list[Path], typer.Argument(help="Grading JSON files (one per shard).")],
-    json_file: Annotated[Path | None, typer.Option("--json", help="Write the merged JSON.")] = None,
-    junit: Annotated[Path | None, typer.Option(help="Write JUnit XML.")] = None,
-    markdown: Annotated[Path | None, typer.Option(help="Write Markdown tables.")] = None,
-    csv_file: Annotated[Path | None, typer.Option("--csv", help="Write a gradebook CSV.")] = None,
-) -> None:
-    """Join the JSON of several `tpuzzle grade --shard` runs into one class table."""
-    from judge.records import gradebook, grading
-
-    texts = []
-    for path in documents:
-        try:
-            texts.append(path.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError) as exc:
-            raise JudgeError(f"{path}: cannot read: {exc}") from None
-    graded = gradebook.merge(texts, [str(p) for p in documents])
-    metas = [json.loads(t).get("meta", {}) for t in texts]
-    meta = {
-        **gradebook.grading_meta(any(m.get("secret_seed") for m in metas)),
-        "merged": [m.get("shard") for m in metas],
-    }
-    outputs = batches.Outputs(json_file, junit, markdown, csv_file)
-    batches.write_grading(graded, meta, outputs)
-    report.console().print(report.class_tables(grading.class_table(graded)))
+app.command()(classes.grade)
+app.command()(classes.merge)
 
 
 @app.command()
@@ -435,13 +257,6 @@ def custom_case(spec: PuzzleSpec, sizes: list[str], seed: int, draw: str) -> Cas
         raise JudgeError(f"--draw {draw!r}: expected 'mixed' or nothing")
     ordered = tuple((n, values[n]) for n in spec.size_names)
     return Case(name=" ".join(f"{n}={v}" for n, v in ordered), sizes=ordered, seed=seed, draw=draw)
-
-
-def open_db(path: Path | None):
-    try:
-        return store.connect(path)
-    except Exception as exc:  # sqlite3.Error, OSError: the path is the user's
-        raise JudgeError(f"results database {path or store.default_path()}: {exc}") from None
 
 
 def local_rank(conn, result) -> tuple[int, int] | None:

@@ -97,7 +97,7 @@ def _cases_table(cases: tuple[CaseResult, ...]) -> Table:
     for c in cases:
         table.add_row(
             c.name,
-            str(c.seed),
+            "-" if c.hidden else str(c.seed),
             Text(c.status, style=COLOURS.get(c.status, "")),
             fmt(c.max_error, "{:.2e}"),
         )
@@ -105,6 +105,9 @@ def _cases_table(cases: tuple[CaseResult, ...]) -> Table:
 
 
 def _failure_panel(case: CaseResult) -> Panel:
+    if case.hidden:
+        note = "a hidden case: its inputs, expected values and hints are not shown"
+        return Panel(Text(note), title=f"first failing case: {case.name}", border_style="red")
     lines: list = []
     if case.message:
         lines.append(Text(case.message))
@@ -498,5 +501,5 @@ def _bar() -> Progress:
     )
 
 
-def console(width: int | None = None) -> Console:
-    return Console(width=width, highlight=False)
+def console(width: int | None = None, stderr: bool = False) -> Console:
+    return Console(width=width, highlight=False, stderr=stderr)

@@ -64,6 +64,7 @@ class CaseResult:
     hints: tuple[str, ...] = ()  # recognisable mistakes, in plain words
     reproduce: str = ""  # one command line that runs this case alone
     message: str = ""  # what went wrong, when status is error
+    hidden: bool = False  # a hidden case: only its status is shown (core.visibility)
 
 
 @dataclass(frozen=True)

@@ -23,6 +23,9 @@ ROLES = ("in", "out", "inout", "size", "scalar")
 DIFFICULTIES = ("easy", "medium", "hard")
 DISTS = ("uniform", "normal", "randint", "mixed")
 PEAKS = ("copy_bandwidth", "matmul_fp32", "matmul_tf32", "matmul_fp16")
+# Who may see a test case's inputs and expected values, least hidden first: everyone; students
+# once the due date has passed; instructors only (a student sees pass or fail, never the case).
+VISIBILITIES = ("visible", "after_due_date", "hidden")
 
 
 @dataclass(frozen=True)
@@ -76,6 +79,8 @@ class Case:
     seed: int  # the spec's seed (an instructor's secret seed is mixed in by the runner)
     draw: str = ""  # override for every float input: "" (each arg's own draw) or "mixed"
     interpret: bool = True  # also run in interpreter (CPU) mode
+    visibility: str = "visible"  # one of VISIBILITIES
+    group: str = ""  # the case group it is graded in ("" for its visibility's group)
 
     @property
     def size_map(self) -> dict[str, int]:
@@ -206,7 +211,7 @@ def numel(arg: Arg, sizes: dict[str, int]) -> int:
 # Loading and validation.
 
 
-class _Reader:
+class Reader:
     """Typed access to a YAML mapping that reports `file: key: problem` on every error."""
 
     def __init__(self, path: Path, data: Any, where: str = ""):
@@ -232,8 +237,8 @@ class _Reader:
             self.fail(f"expected {names}, got {type(value).__name__} {value!r}", key)
         return value
 
-    def child(self, key: str, value: Any) -> _Reader:
-        return _Reader(self.path, value, f"{self.where}.{key}" if self.where else key)
+    def child(self, key: str, value: Any) -> Reader:
+        return Reader(self.path, value, f"{self.where}.{key}" if self.where else key)
 
     def expression(self, key: str, sizes: set[str], default: Any = ...) -> float | str:
         """A number, or an arithmetic expression in the sizes (checked now, evaluated per case)."""
@@ -269,7 +274,7 @@ def load_spec(path: str | Path) -> PuzzleSpec:
         problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
         raise SpecError(f"{path}: {where}: YAML syntax error: {problem}") from None
     try:
-        return _build_spec(_Reader(path, data), path.parent)
+        return _build_spec(Reader(path, data), path.parent)
     except SpecError:
         raise
     except Exception as exc:  # a shape of YAML the checks above did not foresee
@@ -277,7 +282,7 @@ def load_spec(path: str | Path) -> PuzzleSpec:
         raise SpecError(f"{path}: cannot be loaded: {type(exc).__name__}: {first}") from None
 
 
-def _build_spec(r: _Reader, directory: Path) -> PuzzleSpec:
+def _build_spec(r: Reader, directory: Path) -> PuzzleSpec:
     raw_args = r.get("args", list)
     sizes = {
         a.get("name")
@@ -313,14 +318,14 @@ def _build_spec(r: _Reader, directory: Path) -> PuzzleSpec:
     return spec
 
 
-def _positive(r: _Reader, key: str, default: float) -> float:
+def _positive(r: Reader, key: str, default: float) -> float:
     value = r.get(key, float, default)
     if not (math.isfinite(value) and value > 0):
         r.fail(f"expected a positive number of seconds, got {value}", key)
     return value
 
 
-def _build_arg(r: _Reader, sizes: set[str]) -> Arg:
+def _build_arg(r: Reader, sizes: set[str]) -> Arg:
     name, role = r.get("name", str), r.choice("role", ROLES)
     if not name.isidentifier():
         r.fail(f"{name!r} is not a Python identifier", "name")
@@ -344,7 +349,7 @@ def _build_arg(r: _Reader, sizes: set[str]) -> Arg:
     )
 
 
-def _build_draw(r: _Reader, sizes: set[str]) -> Draw:
+def _build_draw(r: Reader, sizes: set[str]) -> Draw:
     dist = r.choice("dist", DISTS)
     draw = Draw(
         dist=dist,
@@ -359,7 +364,7 @@ def _build_draw(r: _Reader, sizes: set[str]) -> Draw:
     return draw
 
 
-def _check_args(r: _Reader, args: tuple[Arg, ...]) -> None:
+def _check_args(r: Reader, args: tuple[Arg, ...]) -> None:
     names = [a.name for a in args]
     duplicate = next((n for n in names if names.count(n) > 1), None)
     if duplicate:
@@ -375,7 +380,7 @@ def _check_args(r: _Reader, args: tuple[Arg, ...]) -> None:
         r.fail("no output buffer (role out or inout)", "args")
 
 
-def _build_limits(r: _Reader, args: tuple[Arg, ...]) -> tuple[tuple[str, int, int], ...]:
+def _build_limits(r: Reader, args: tuple[Arg, ...]) -> tuple[tuple[str, int, int], ...]:
     raw = r.child("limits", r.get("limits", dict))
     limits = []
     for name in (a.name for a in args if a.role == "size"):
@@ -386,7 +391,7 @@ def _build_limits(r: _Reader, args: tuple[Arg, ...]) -> tuple[tuple[str, int, in
     return tuple(limits)
 
 
-def _build_tolerance(r: _Reader, sizes: set[str]) -> Tolerance:
+def _build_tolerance(r: Reader, sizes: set[str]) -> Tolerance:
     tol = Tolerance(
         atol=r.expression("atol", sizes),
         rtol=r.expression("rtol", sizes),
@@ -399,7 +404,7 @@ def _build_tolerance(r: _Reader, sizes: set[str]) -> Tolerance:
     return tol
 
 
-def _build_constraints(r: _Reader, sizes: set[str]) -> tuple[str, ...]:
+def _build_constraints(r: Reader, sizes: set[str]) -> tuple[str, ...]:
     found = r.get("constraints", list, [])
     for i, text in enumerate(found):
         if not isinstance(text, str):
@@ -417,7 +422,7 @@ def violated(constraints: tuple[str, ...], sizes: dict[str, int]) -> str | None:
 
 
 def _build_cases(
-    r: _Reader, key: str, args: tuple[Arg, ...], limits, constraints: tuple[str, ...]
+    r: Reader, key: str, args: tuple[Arg, ...], limits, constraints: tuple[str, ...]
 ) -> tuple[Case, ...]:
     cases = []
     for i, raw in enumerate(r.get(key, list, [])):
@@ -446,12 +451,18 @@ def _build_cases(
                 seed=c.get("seed", int),
                 draw=draw,
                 interpret=c.get("interpret", bool, True),
+                visibility=c.choice("visibility", VISIBILITIES, "visible"),
+                group=c.get("group", str, "").strip(),
             )
         )
+    names = [case.name for case in cases]
+    twice = next((n for n in names if names.count(n) > 1), None)
+    if twice is not None:
+        r.fail(f"two cases are named {twice!r} (a case's name identifies it in grading)", key)
     return tuple(cases)
 
 
-def _build_sol(r: _Reader, sizes: set[str]) -> SpeedOfLight:
+def _build_sol(r: Reader, sizes: set[str]) -> SpeedOfLight:
     measures = [m for m in ("bytes", "flop") if m in r.data]
     if len(measures) != 1:
         r.fail("give exactly one of 'bytes' or 'flop'")

@@ -26,6 +26,7 @@ class RunOptions:
     recalibrate: bool = False  # measure the device and the reference again, ignoring the cache
     sweep: bool = False  # also time every distinct test size (for a plot against size)
     sanitize: Path | None = None  # compute-sanitizer: the small cases once, untimed, under memcheck
+    reveal_hidden: bool = False  # report hidden cases in full (grading); else pass or fail only
 
 
 def secret_from_env() -> str:

@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import replace
 from pathlib import Path
 
-from judge.core import check
+from judge.core import check, visibility
 from judge.core.results import CaseResult, EnvInfo, Progress, RunReport, Timing, Verdict
 from judge.core.spec import Case, PuzzleSpec
 from judge.core.truth import CACHE as truth_cache
@@ -90,6 +90,8 @@ def judge(
         again = judged_once(spec, submission, options, relaunch(), progress, gate)
         note = f"Judged again: the first worker ended with its zygote ({report.message})."
         report = replace(again, notes=(*again.notes, note))
+    if not options.reveal_hidden and options.cases is None:
+        report = visibility.conceal(report, spec)
     return replace(report, wall_s=round(time.monotonic() - started, 3))
 
 
@@ -276,7 +278,8 @@ class Session:
             except WorkerFailure as exc:
                 results.append(self.plan.case_result(case, "error", message=exc.message))
                 return results, exc
-            self.found.notify("cases", i + 1, len(self.cases), case.name)
+            detail = visibility.progress_detail(case, self.spec, self.options.reveal_hidden)
+            self.found.notify("cases", i + 1, len(self.cases), detail)
         return results, None
 
     def next_case(self, i: int, case: Case) -> CaseResult:

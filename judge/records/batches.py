@@ -26,7 +26,8 @@ from judge.core.results import RunReport
 from judge.core.spec import PuzzleSpec
 from judge.errors import JudgeError
 from judge.isolation import batch, client, server
-from judge.records import catalogue, gradebook, grading, store
+from judge.records import catalogue, courses, gradebook, grading, policy, scoring, store
+from judge.records.courses import write_text
 
 # ------------------------------------------------------------------------------- progress
 
@@ -141,13 +142,6 @@ def _ignore(tick: Tick) -> None:
     pass
 
 
-def write_text(path: Path, text: str) -> None:
-    try:
-        path.write_text(text, encoding="utf-8")
-    except OSError as exc:
-        raise JudgeError(f"{path}: cannot write: {exc.strerror or exc}") from None
-
-
 # ------------------------------------------------------------------------------- bench
 
 
@@ -260,10 +254,13 @@ class GradePlan:
     setup: batch.Setup
     shard: tuple[int, int] | None = None  # (K, N) of --shard K/N
     warnings: tuple[str, ...] = ()  # files skipped while looking for submissions
+    course: courses.Course = courses.Course()  # the policy, and the platforms' files asked for
+    one_student: bool = False  # ROOT is one student's folder (Gradescope, GitHub Classroom)
 
     @property
     def meta(self) -> dict[str, Any]:
-        return gradebook.grading_meta(bool(self.setup.options.secret), self.shard)
+        meta = gradebook.grading_meta(bool(self.setup.options.secret), self.shard)
+        return {**meta, "policy": policy.as_dict(self.course.rules)}
 
 
 @dataclass(frozen=True)
@@ -273,6 +270,8 @@ class Grading:
     graded: tuple[grading.Graded, ...]
     interpreted: bool  # judged by the interpreter: nothing timed or ranked
     resumed: int  # reports taken from the database (--resume)
+    warnings: tuple[str, ...] = ()  # from writing the platforms' files (Canvas's roster)
+    classroom: tuple[str, ...] = ()  # GitHub Classroom's results, one line per student
 
     @property
     def tables(self) -> dict[str, list[grading.Row]]:
@@ -287,13 +286,22 @@ def plan_grade(
     shard: str | None,
     secret_file: Path | None,
     choices: batch.Choices,
+    course: Callable[[set[str]], courses.Course] | None = None,
 ) -> GradePlan:
-    """The class's files (ROOT/<student>/<puzzle>.py, or a manifest), `only` those puzzles, the
-    slice `shard` ("K/N") of them; the secret seed from `secret_file` or the environment."""
+    """The class's files (ROOT/<student>/<puzzle>.py, one student's ROOT/<puzzle>.py, or a
+    manifest), `only` those puzzles, the slice `shard` ("K/N") of them; the secret seed from
+    `secret_file` or the environment. `course` reads the policy and the platforms' inputs, given
+    the catalogue's puzzle ids. Hidden cases are graded in full: the instructor's files show
+    them, the platforms' files map them to what students may see."""
     where = grading.parse_shard(shard) if shard else None
     how = batch.setup(choices, read_secret(secret_file))
+    how = replace(how, options=replace(how.options, reveal_hidden=True))
     catalogue_root = registry.puzzles_root(puzzles)
-    subs, warnings = find_submissions(root, manifest, registry.puzzle_ids(catalogue_root))
+    ids = registry.puzzle_ids(catalogue_root)
+    the_course = course(set(ids)) if course is not None else courses.Course()
+    student = the_course.metadata.student if the_course.metadata else ""
+    subs, warnings = find_submissions(root, manifest, ids, student)
+    subs = courses.dated(subs, the_course)
     if only:
         chosen = {registry.get(p, catalogue_root).id for p in only}
         subs = [s for s in subs if s.puzzle in chosen]
@@ -303,7 +311,9 @@ def plan_grade(
     contexts = {
         pid: grading.context(spec, o.interpret, o.timing, o.secret) for pid, spec in specs.items()
     }
-    return GradePlan(tuple(subs), specs, contexts, how, where, tuple(warnings))
+    specs |= {p: registry.get(p, catalogue_root) for p in the_course.rules.listed}
+    one = root is not None and manifest is None and grading.is_one_student(root, ids)
+    return GradePlan(tuple(subs), specs, contexts, how, where, tuple(warnings), the_course, one)
 
 
 def grade(
@@ -339,8 +349,12 @@ def grade(
         jobs = [batch.Job(plan.specs[subs[i].puzzle], subs[i].path) for i in todo]
         _judge(jobs, plan.setup, lambda k, report: keep(todo[k], report), judge_each)
     graded = tuple(grading.Graded(s, reports[i]) for i, s in enumerate(subs))
-    write_grading(graded, plan.meta, outputs or Outputs())
-    return Grading(graded, bool(plan.setup.options.interpret), len(resumed))
+    secret = bool(plan.setup.options.secret)
+    marks = scoring.assess(graded, plan.specs, plan.course.rules, secret)
+    write_grading(graded, plan.meta, outputs or Outputs(), marks)
+    warnings, lines = courses.write(graded, plan.specs, plan.course, secret, plan.one_student)
+    interpreted = bool(plan.setup.options.interpret)
+    return Grading(graded, interpreted, len(resumed), tuple(warnings), tuple(lines))
 
 
 def _stored(plan: GradePlan, conn) -> dict[int, RunReport]:
@@ -353,13 +367,16 @@ def _stored(plan: GradePlan, conn) -> dict[int, RunReport]:
     return found
 
 
-def find_submissions(root: Path | None, manifest: Path | None, ids) -> tuple[list, list[str]]:
-    """(submissions, warnings about files skipped) from ROOT or from a manifest CSV."""
+def find_submissions(
+    root: Path | None, manifest: Path | None, ids, student: str = ""
+) -> tuple[list, list[str]]:
+    """(submissions, warnings about files skipped) from ROOT or from a manifest CSV; `student`
+    names the owner of a ROOT that is one student's folder."""
     if (root is None) == (manifest is None):
         raise JudgeError("give either ROOT (ROOT/<student>/<puzzle>.py) or --manifest CSV")
     if manifest is not None:
         return grading.read_manifest(manifest, ids), []
-    return grading.discover(root, ids)
+    return grading.discover(root, ids, student)
 
 
 def read_secret(path: Path | None) -> str:
@@ -375,13 +392,16 @@ def read_secret(path: Path | None) -> str:
     return secret
 
 
-def write_grading(graded: Sequence[grading.Graded], meta, outputs: Outputs) -> None:
-    """Every output file that was asked for."""
+def write_grading(
+    graded: Sequence[grading.Graded], meta, outputs: Outputs, marks: Sequence | None = None
+) -> None:
+    """Every output file that was asked for; `marks` (scoring.StudentMark) put points and
+    lateness in the Markdown tables and the gradebook CSV."""
     writers = (
         (outputs.json, lambda: gradebook.to_json(graded, meta)),
         (outputs.junit, lambda: gradebook.to_junit(graded)),
-        (outputs.markdown, lambda: gradebook.to_markdown(graded)),
-        (outputs.csv, lambda: gradebook.to_csv(graded)),
+        (outputs.markdown, lambda: gradebook.to_markdown(graded, marks)),
+        (outputs.csv, lambda: gradebook.to_csv(graded, marks)),
     )
     for path, text in writers:
         if path is not None:

@@ -11,15 +11,15 @@ import csv
 import io
 import json
 import math
-import re
 import xml.etree.ElementTree as ET
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from judge import __version__
 from judge.core.results import RunReport, Verdict
 from judge.errors import JudgeError
+from judge.records import escape
 from judge.records.grading import (
     Graded,
     Row,
@@ -31,11 +31,11 @@ from judge.records.grading import (
     in_order,
     student_order,
 )
+from judge.records.scoring import PuzzleMark, StudentMark
 
 FORMAT = "tpuzzle-grading"  # the "format" key of a grading document
 FORMAT_VERSION = 1
 CASES_SHOWN = 5  # failing cases spelled out in a JUnit failure
-_XML_FORBIDDEN = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 
 
 # ------------------------------------------------------------------------------- JSON and merging
@@ -68,6 +68,7 @@ def _entry(g: Graded) -> dict[str, Any]:
         "puzzle": s.puzzle,
         "path": str(s.path),
         "sha256": s.sha256,
+        "submitted": s.submitted or None,
         "report": g.report.to_dict(),
     }
 
@@ -129,6 +130,7 @@ def _graded(entry: Any, where: str) -> Graded:
             str(entry["puzzle"]),
             Path(entry["path"]),
             entry.get("sha256", ""),
+            entry.get("submitted") or "",
         )
     except (KeyError, TypeError, ValueError, AttributeError) as exc:
         raise JudgeError(f"{where}: malformed ({type(exc).__name__}: {exc})") from None
@@ -223,25 +225,31 @@ def _timing_line(report: RunReport) -> str:
 
 
 def _xml(text: str) -> str:
-    """Text without the characters XML 1.0 forbids (ElementTree escapes the rest)."""
-    return _XML_FORBIDDEN.sub("", text)
+    return escape.xml_text(text)
 
 
 # ------------------------------------------------------------------------------- Markdown and CSV
 
 
-def to_markdown(graded: Iterable[Graded]) -> str:
-    """One GitHub-flavoured table per puzzle, for a CI job summary."""
-    sections = [_markdown_table(p, rows) for p, rows in class_table(graded).items()]
+def to_markdown(graded: Iterable[Graded], marks: Sequence[StudentMark] | None = None) -> str:
+    """One GitHub-flavoured table per puzzle, for a CI job summary; with `marks`, each row's
+    points under the policy, and its lateness."""
+    found = _puzzle_marks(marks)
+    sections = [
+        _markdown_table(p, rows, {k[0]: v for k, v in found.items() if k[1] == p})
+        for p, rows in class_table(graded).items()
+    ]
     return "\n\n".join(sections) + "\n" if sections else "_No submissions graded._\n"
 
 
-def _markdown_table(puzzle: str, rows: list[Row]) -> str:
+def _markdown_table(puzzle: str, rows: list[Row], points: Mapping[str, PuzzleMark]) -> str:
     devices = len({r.device for r in rows if r.rank is not None}) > 1
     head = ["rank", "student", *(["GPU"] * devices), "verdict", "cases", "median", "speed of light"]
     align = ["---:", "---", *(["---"] * devices), "---", "---:", "---:", "---:"]
+    head, align = head + ["points"] * bool(points), align + ["---:"] * bool(points)
     lines = [f"### {_cell(puzzle)}", "", _summary(rows), "", _md_line(head), _md_line(align)]
     for r in rows:
+        pm = points.get(r.student)
         cells = [
             str(r.rank) if r.rank is not None else "-",
             _cell(r.student),
@@ -251,6 +259,9 @@ def _markdown_table(puzzle: str, rows: list[Row]) -> str:
             _us(r.median_ms) if r.median_ms is not None else "-",
             f"{r.sol_pct:.1f}%" if r.sol_pct is not None else "-",
         ]
+        if points:
+            late = f" ({_cell(pm.late.note)})" if pm and pm.late.note else ""
+            cells.append(f"{pm.score:g}/{pm.max_score:g}{late}" if pm else "-")
         lines.append(_md_line(cells))
     return "\n".join(lines)
 
@@ -272,32 +283,47 @@ def _md_line(cells: list[str]) -> str:
 
 
 def _cell(text: str) -> str:
-    """Text safe inside a Markdown table cell: one line, no bare '|' and no HTML tags."""
-    return " ".join(text.split()).replace("|", "\\|").replace("<", "&lt;").replace(">", "&gt;")
+    return escape.markdown_cell(text)
 
 
-def to_csv(graded: Iterable[Graded]) -> str:
+def to_csv(graded: Iterable[Graded], marks: Sequence[StudentMark] | None = None) -> str:
     """A gradebook: one row per (student, puzzle) with partial credit and one column per case.
 
     credit is the fraction of cases passed, and 0 for a rejected submission (it broke the rules,
-    whatever its answers) or one without cases. case_<i> is 1 when case i (spec order) passed."""
+    whatever its answers) or one without cases. points and max_points are the policy's (with
+    `marks`), after the late penalty, which late_days and late_factor show. case_<i> is 1 when
+    case i (spec order) passed. Text cells cannot start a spreadsheet formula."""
     items = in_order(graded)
+    found = _puzzle_marks(marks)
     width = max((len(g.report.cases) for g in items), default=0)
     head = ["student", "puzzle", "path", "verdict", "reason", "cases_passed", "cases_total"]
-    head += ["credit", "median_ms", *(f"case_{i}" for i in range(1, width + 1))]
+    head += ["credit", "median_ms", "points", "max_points", "submitted", "late_days"]
+    head += ["late_factor", *(f"case_{i}" for i in range(1, width + 1))]
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow(head)
     for g in items:
-        r, t = g.report, headline(g)
+        r, t, s = g.report, headline(g), g.submission
         cases = [int(c.status == "passed") for c in r.cases]
+        pm = found.get((s.student, s.puzzle))
+        text = [s.student, s.puzzle, str(s.path), r.verdict.value, r.reason]
         writer.writerow(
-            [g.submission.student, g.submission.puzzle, str(g.submission.path), r.verdict.value]
-            + [r.reason, sum(cases), len(cases), _credit(r), t.ms if t else ""]
+            [escape.csv_text(v) for v in text]
+            + [sum(cases), len(cases), _credit(r), t.ms if t else ""]
+            + (_points(pm) if pm else ["", "", s.submitted, "", ""])
             + cases
             + [""] * (width - len(cases))
         )
     return buffer.getvalue()
+
+
+def _puzzle_marks(marks: Sequence[StudentMark] | None) -> dict[tuple[str, str], PuzzleMark]:
+    return {(m.student, p.puzzle): p for m in marks or () for p in m.puzzles}
+
+
+def _points(pm: PuzzleMark) -> list:
+    when = pm.late.submitted.isoformat() if pm.late.submitted else ""
+    return [f"{pm.score:g}", f"{pm.max_score:g}", when, pm.late.days, f"{pm.late.factor:g}"]
 
 
 def credit(report: RunReport) -> float:

@@ -23,8 +23,10 @@ from judge.core.loader import file_sha256
 from judge.core.results import RunReport, Score
 from judge.core.spec import PuzzleSpec
 from judge.errors import JudgeError, SubmissionNotFound, UnknownPuzzle
+from judge.records.policy import parse_time
 
 MANIFEST_COLUMNS = ("student", "puzzle", "path")
+SUBMITTED_COLUMN = "submitted"  # optional: the submission time, ISO 8601 with its UTC offset
 LAYOUT = "ROOT/<student>/<puzzle>.py"
 
 
@@ -36,6 +38,7 @@ class Submission:
     puzzle: str  # puzzle id
     path: Path  # the file to judge
     sha256: str = ""  # hash of the file when it was found ("" when it could not be read)
+    submitted: str = ""  # when it was submitted, ISO 8601 ("" when not known)
 
 
 @dataclass(frozen=True)
@@ -69,14 +72,22 @@ class Row:
 # ------------------------------------------------------------------------------- finding files
 
 
-def discover(root: Path, puzzle_ids: Collection[str]) -> tuple[list[Submission], list[str]]:
+def discover(
+    root: Path, puzzle_ids: Collection[str], student: str = ""
+) -> tuple[list[Submission], list[str]]:
     """Every ROOT/<student>/<puzzle>.py, sorted by (student, puzzle), and one warning per file
-    skipped. Hidden entries and __pycache__ are ignored silently."""
+    skipped. Hidden entries and __pycache__ are ignored silently.
+
+    A ROOT that holds <puzzle>.py files itself is one student's folder (a Gradescope submission,
+    a GitHub Classroom repository): its files are that student's, named `student` or after ROOT.
+    """
     if not root.exists():
         raise SubmissionNotFound(f"{root}: no such directory (expected {LAYOUT})")
     if not root.is_dir():
         raise SubmissionNotFound(f"{root}: not a directory (expected {LAYOUT})")
     ids = set(puzzle_ids)
+    if is_one_student(root, ids):
+        return one_student(root, ids, student or root.resolve().name)
     found: list[Submission] = []
     warnings: list[str] = []
     loose = [p for p in _visible(root) if p.is_file() and p.suffix == ".py"]
@@ -93,14 +104,31 @@ def discover(root: Path, puzzle_ids: Collection[str]) -> tuple[list[Submission],
     return sorted(found, key=student_order), warnings
 
 
-def _student_files(directory: Path, ids: set[str]) -> tuple[list[Submission], list[str]]:
+def is_one_student(root: Path, puzzle_ids: Collection[str]) -> bool:
+    """ROOT holds <puzzle>.py files itself: one student's folder."""
+    ids = set(puzzle_ids)
+    return any(p.is_file() and p.suffix == ".py" and p.stem in ids for p in _visible(root))
+
+
+def one_student(root: Path, ids: set[str], student: str) -> tuple[list[Submission], list[str]]:
+    """The <puzzle>.py files of one student's folder; other .py files are warned about, other
+    entries (a repository's README, workflows, tests) left alone."""
+    subs, warnings = _student_files(root, ids, student, quiet_dirs=True)
+    return sorted(subs, key=student_order), warnings
+
+
+def _student_files(
+    directory: Path, ids: set[str], student: str = "", quiet_dirs: bool = False
+) -> tuple[list[Submission], list[str]]:
     subs: list[Submission] = []
     warnings: list[str] = []
     for entry in _visible(directory):
         if entry.is_dir():
-            warnings.append(f"{entry}: a directory, skipped (expected {LAYOUT})")
+            if not quiet_dirs:
+                warnings.append(f"{entry}: a directory, skipped (expected {LAYOUT})")
         elif entry.suffix == ".py" and entry.stem in ids:
-            subs.append(Submission(directory.name, entry.stem, entry, file_sha256(entry)))
+            name = student or directory.name
+            subs.append(Submission(name, entry.stem, entry, file_sha256(entry)))
         elif entry.suffix == ".py":
             hint = _did_you_mean(entry.stem, ids)
             warnings.append(f"{entry}: {entry.stem!r} is not a puzzle id, skipped{hint}")
@@ -164,7 +192,21 @@ def _manifest_entry(where: str, base: Path, row: dict, ids: set[str]) -> Submiss
     file = file if file.is_absolute() else base / file
     if not file.is_file():
         raise SubmissionNotFound(f"{where}: {file}: no such file")
-    return Submission(student, puzzle, file, file_sha256(file))
+    return Submission(student, puzzle, file, file_sha256(file), _submitted(where, row))
+
+
+def _submitted(where: str, row: dict) -> str:
+    """The row's submission time, checked: ISO 8601 with a UTC offset ("" when not given)."""
+    text = (row.get(SUBMITTED_COLUMN) or "").strip()
+    if not text:
+        return ""
+    when = parse_time(text)
+    if when is None or when.tzinfo is None:
+        raise JudgeError(
+            f"{where}: submitted {text!r}: expected an ISO 8601 time with its UTC offset, "
+            "e.g. 2026-12-01T22:15:00-05:00"
+        )
+    return when.isoformat()
 
 
 def _visible(directory: Path) -> list[Path]:

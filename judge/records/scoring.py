@@ -138,15 +138,14 @@ def mark(spec: PuzzleSpec, graded: Graded | None, policy: Policy, secret: bool) 
     rules = policy.of(spec.id)
     report = graded.report if graded else None
     cases = _case_marks(spec, report, rules.weight, secret)
-    correctness = rules.points * rules.correctness
-    total = sum(c.weight for c in cases) or 1.0
+    correctness = round(rules.points * rules.correctness, 4)
+    groups = _groups(spec, cases)
+    shares = _split(correctness, [sum(c.weight for c in g) for g in groups.values()])
     parts = [
-        _group_part(
-            spec.id, name, members, correctness * sum(c.weight for c in members) / total, report
-        )
-        for name, members in _groups(spec, cases).items()
+        _group_part(spec.id, name, members, share, report)
+        for (name, members), share in zip(groups.items(), shares, strict=True)
     ]
-    speed_points = rules.points - correctness
+    speed_points = round(rules.points - correctness, 4)
     if speed_points > 0:
         parts.append(_speed_part(spec.id, report, speed_points, rules.speed))
     when = submitted_at(graded.submission) if graded else None
@@ -174,6 +173,14 @@ def _case_marks(spec: PuzzleSpec, report: RunReport | None, weight, secret: bool
     return marks
 
 
+def _split(points: float, weights: list[float]) -> list[float]:
+    """`points` shared in proportion to `weights`, each share rounded to 4 places and the last
+    taking what rounding left, so that the shares add up to the points."""
+    total = sum(weights)
+    shares = [round(points * w / total, 4) if total else 0.0 for w in weights[:-1]]
+    return [*shares, round(points - sum(shares), 4)] if weights else []
+
+
 def _groups(spec: PuzzleSpec, cases: list[CaseMark]) -> dict[str, list[CaseMark]]:
     """Cases by group, in the order the groups first appear."""
     own = {c.name: c for c in spec.tests}
@@ -187,9 +194,10 @@ def _groups(spec: PuzzleSpec, cases: list[CaseMark]) -> dict[str, list[CaseMark]
 def _group_part(
     puzzle: str, group: str, cases: list[CaseMark], points: float, report: RunReport | None
 ) -> Part:
-    weight = sum(c.weight for c in cases) or 1.0
+    weight = sum(c.weight for c in cases)
     rejected = report is not None and report.verdict is Verdict.REJECTED
     won = 0.0 if rejected else sum(c.weight for c in cases if c.status == "passed")
+    score = points if won == weight and not rejected else points * won / (weight or 1.0)
     shown = visibility.VISIBLE
     for c in cases:
         shown = visibility.stricter(shown, c.visibility)
@@ -197,8 +205,8 @@ def _group_part(
         puzzle=puzzle,
         name=f"{puzzle}: {group}",
         kind="cases",
-        score=round(points * won / weight, 4),
-        max_score=round(points, 4),
+        score=round(score, 4),
+        max_score=points,
         visibility=shown,
         cases=tuple(cases),
     )

@@ -100,7 +100,7 @@ def grade(
         typer.Option(
             "--classroom",
             help="Print GitHub Classroom's autograding result (base64 JSON) on stdout: bare for "
-            "one student's repository, student=BASE64 per student of a class.",
+            "one student's repository, student<TAB>BASE64 per student of a class.",
         ),
     ] = False,
     canvas: CanvasOut = None,

@@ -257,9 +257,9 @@ class Reader:
         return value
 
 
-def load_spec(path: str | Path) -> PuzzleSpec:
-    """Read and validate a puzzle.yaml; raises SpecError naming the file and the key."""
-    path = Path(path)
+def read_yaml(path: Path) -> Any:
+    """The data of a YAML file; SpecError naming the file (and the line) when it cannot be read
+    or parsed."""
     try:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
@@ -267,12 +267,18 @@ def load_spec(path: str | Path) -> PuzzleSpec:
     except UnicodeDecodeError as exc:
         raise SpecError(f"{path}: not UTF-8 text (byte {exc.start})") from None
     try:
-        data = yaml.safe_load(text)
+        return yaml.safe_load(text)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f"line {mark.line + 1}" if mark else "(syntax)"
         problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
         raise SpecError(f"{path}: {where}: YAML syntax error: {problem}") from None
+
+
+def load_spec(path: str | Path) -> PuzzleSpec:
+    """Read and validate a puzzle.yaml; raises SpecError naming the file and the key."""
+    path = Path(path)
+    data = read_yaml(path)
     try:
         return _build_spec(Reader(path, data), path.parent)
     except SpecError:

@@ -18,6 +18,7 @@ from pathlib import Path
 from judge.core.spec import PuzzleSpec
 from judge.errors import JudgeError
 from judge.records import canvas, platforms, policy, scoring
+from judge.records.escape import one_line
 from judge.records.grading import Graded, Submission
 
 
@@ -111,7 +112,8 @@ def write(
     now: datetime | None = None,
 ) -> tuple[list[str], list[str]]:
     """Every platform file asked for: (warnings, lines for stdout: GitHub Classroom's results,
-    `student=BASE64` per student of a class or the bare BASE64 of one student's repository)."""
+    `student<TAB>BASE64` per student of a class or the bare BASE64 of one student's
+    repository)."""
     marks = scoring.assess(graded, specs, course.rules, secret)
     warnings: list[str] = []
     if course.gradescope is not None:
@@ -126,7 +128,7 @@ def write(
         for m in marks:
             result = platforms.classroom(m, specs, moment, course.rules.due, secret)
             encoded = platforms.encode(result)
-            lines.append(encoded if one_student else f"{m.student}={encoded}")
+            lines.append(encoded if one_student else f"{one_line(m.student)}\t{encoded}")
     return warnings, lines
 
 
@@ -145,8 +147,8 @@ def write_gradescope(
 
 
 def _folder(student: str) -> str:
-    """A student's name as one folder name: no separators, no '.' or '..'."""
-    name = "".join("_" if c in "/\\\0" else c for c in student).strip()
+    """A student's name as one folder name: plain text, no separators, not '.' or '..'."""
+    name = "".join("_" if c in "/\\" else c for c in one_line(student))
     return name if name not in ("", ".", "..") else f"_{name}"
 
 

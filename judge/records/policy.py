@@ -26,10 +26,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-import yaml
-
-from judge.core.spec import Reader
-from judge.errors import JudgeError, SpecError
+from judge.core.spec import Reader, read_yaml
 
 DEFAULT_POINTS = 10.0
 DEFAULT_CORRECTNESS = 0.8
@@ -122,18 +119,7 @@ def load(path: Path | None, puzzle_ids: set[str]) -> Policy:
     """The policy in `path` (the default without one); JudgeError naming the file and key."""
     if path is None:
         return DEFAULT
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise JudgeError(f"--policy {path}: cannot read: {exc.strerror or exc}") from None
-    except UnicodeDecodeError:
-        raise JudgeError(f"--policy {path}: not UTF-8 text") from None
-    try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f"line {mark.line + 1}" if mark else "(syntax)"
-        raise SpecError(f"{path}: {where}: YAML syntax error") from None
+    data = read_yaml(path)
     return build(Reader(path, data if data is not None else {}), puzzle_ids)
 
 

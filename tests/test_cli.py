@@ -486,3 +486,122 @@ def wait_for(condition, seconds: float = 10.0) -> None:
     deadline = time.monotonic() + seconds
     while not condition() and time.monotonic() < deadline:
         time.sleep(0.02)
+
+
+# ------------------------------------------------------------------------------ course platforms
+
+GRADESCOPE_METADATA = {
+    "id": 123456,
+    "created_at": "2026-12-03T09:30:00.000000-08:00",
+    "assignment": {"due_date": "2026-12-01T23:00:00.000000-08:00", "title": "Lab 1"},
+    "users": [{"email": "ada@example.edu", "id": 1, "name": "Ada Lovelace"}],
+}
+
+
+def test_grade_one_students_folder_as_gradescope_and_github_classroom_see_it(
+    cli, small_class, tmp_path
+):
+    from formats import check_classroom, check_gradescope
+
+    catalogue, root = small_class
+    folder = root / "ada"  # what /autograder/submission holds: the student's files
+    (folder / "README.md").write_text("my lab\n")
+    metadata = tmp_path / "submission_metadata.json"
+    metadata.write_text(json.dumps(GRADESCOPE_METADATA))
+    policy = tmp_path / "policy.yaml"
+    policy.write_text("late: {per_day: 0.25}\npuzzles: {vector_add: {points: 4}}\n")
+    out = tmp_path / "results.json"
+    result = cli(
+        "grade", str(folder), "--puzzles", str(catalogue), "--interpret", "--classroom",
+        "--gradescope", str(out), "--submission-metadata", str(metadata), "--policy", str(policy),
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    document = check_gradescope(json.loads(out.read_text()))
+    assert [t["name"] for t in document["tests"]] == ["vector_add: cases", "vector_add: speed"]
+    assert [t["score"] for t in document["tests"]] == [3.2, 0.0]  # untimed: no speed points
+    assert document["score"] == pytest.approx(3.2 * 0.5)  # 1 day 10.5 hours late: 2 days
+    assert "2 days late: -50%" in document["output"]
+    classroom = check_classroom(result.stdout.strip())  # stdout holds the result alone
+    assert classroom["max_score"] == 4.0
+    assert [t["score"] for t in classroom["tests"]] == [1.6, 0.0]
+    assert "vector_add · 1 submission(s)" in result.stderr
+    runs = store.connect().execute("SELECT submitter FROM runs")
+    assert [tuple(r) for r in runs] == [("Ada Lovelace",)]
+
+
+def test_grade_and_merge_write_canvas_and_gradescope_files_for_a_class(cli, small_class, tmp_path):
+    from formats import check_canvas, check_gradescope
+
+    catalogue, root = small_class
+    roster = tmp_path / "roster.csv"
+    roster.write_text(
+        "Student,ID,SIS User ID,SIS Login ID,Section,submitter\n"
+        "    Points Possible,,,,,\n"
+        '"Lovelace, Ada",11,,ada1,S1,ada\n"Boole, George",12,,bob1,S1,bob\n'
+        "Noether,13,,emmy,S2,emmy\n"
+    )
+    common = ["--puzzles", str(catalogue), "--interpret", "--no-save", "--roster", str(roster)]
+    part = tmp_path / "grades.json"
+    result = cli(
+        "grade", str(root), *common, "--canvas", str(tmp_path / "canvas.csv"),
+        "--gradescope", str(tmp_path / "gs"), "--json", str(part),
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert "cyd: graded, but not on the roster" in result.stderr
+    rows = check_canvas((tmp_path / "canvas.csv").read_text())
+    assert [(r["Student"], r["tpuzzle"]) for r in rows] == [
+        ("Lovelace, Ada", "8"),
+        ("Boole, George", "0"),
+        ("Noether", "0"),
+    ]
+    assert sorted(p.parent.name for p in (tmp_path / "gs").glob("*/results.json")) == [
+        "ada",
+        "bob",
+        "cyd",
+    ]
+    for path in (tmp_path / "gs").glob("*/results.json"):
+        check_gradescope(json.loads(path.read_text()))
+    merged = cli(
+        "merge", str(part), "--puzzles", str(catalogue), "--roster", str(roster),
+        "--canvas", str(tmp_path / "merged.csv"),
+    )  # fmt: skip
+    assert merged.exit_code == 0, merged.output
+    assert (tmp_path / "merged.csv").read_text() == (tmp_path / "canvas.csv").read_text()
+
+
+@pytest.mark.parametrize(
+    "extra, words",
+    [
+        (("--policy", "missing.yaml"), "missing.yaml: cannot read"),
+        (("--policy", "{bad}"), "points: expected a number of points >= 0"),
+        (("--policy", "{due}"), "due: '2026-12-01 23:59': give the UTC offset"),
+        (("--policy", "{puzzle}"), "puzzles.vectr_add: not a puzzle id"),
+        (("--canvas", "c.csv"), "--canvas needs --roster"),
+        (("--canvas", "c.csv", "--roster", "missing.csv"), "--roster missing.csv: no such file"),
+        (("--submission-metadata", "{meta}"), "not JSON"),
+    ],
+)
+def test_course_inputs_are_checked_before_anything_is_judged(
+    cli, small_class, tmp_path, extra, words
+):
+    catalogue, root = small_class
+    files = {
+        "{bad}": "points: -1\n",
+        "{due}": "due: '2026-12-01 23:59'\n",
+        "{puzzle}": "puzzles: {vectr_add: {}}\n",
+        "{meta}": "{not json",
+    }
+    args = []
+    for value in extra:
+        if value in files:
+            path = tmp_path / "input.txt"
+            path.write_text(files[value])
+            value = str(path)
+        args.append(value)
+    result = cli("grade", str(root), "--puzzles", str(catalogue), "--interpret", *args)
+    assert result.exit_code == 2, result.output
+    assert words in result.stderr and result.stderr.count("\n") == 1, result.stderr
+    assert "judging" not in result.stderr
+    assert not store.default_path().exists() or not list(
+        store.connect().execute("SELECT id FROM runs")
+    )

@@ -73,12 +73,18 @@ def _csv_row(cells: list[str]) -> str:
     return buffer.getvalue()
 
 
+def manifest_command(where: Path, catalogue: Path, *extra: str) -> list[str]:
+    """`tpuzzle grade --manifest` of the course's class, in the interpreter."""
+    command = grade_command(where / "class", catalogue, *extra)
+    command[command.index(str(where / "class"))] = "--manifest"
+    command.insert(command.index("--manifest") + 1, str(where / "manifest.csv"))
+    return command
+
+
 def test_every_format_of_a_hostile_class(course):
     where, catalogue = course
     out = where / "out"
-    command = grade_command(where / "class", catalogue, "--timeout", "8", "--jobs", "2")
-    command[command.index(str(where / "class"))] = "--manifest"
-    command.insert(command.index("--manifest") + 1, str(where / "manifest.csv"))
+    command = manifest_command(where, catalogue, "--timeout", "8", "--jobs", "2")
     command += ["--policy", str(where / "policy.yaml"), "--classroom"]
     command += ["--gradescope", str(out / "gradescope"), "--canvas", str(out / "canvas.csv")]
     command += ["--roster", str(where / "roster.csv"), "--json", str(out / "grades.json")]
@@ -190,3 +196,39 @@ def test_a_students_run_names_nothing_of_a_hidden_case(course):
     assert "hidden case 1" in shown.stdout
     # the cases a student may see keep every detail
     assert report["cases"][1]["name"] == "N=129" and report["cases"][1]["seed"] == 102
+
+
+@pytest.mark.gpu
+def test_a_class_graded_on_the_gpu_earns_speed_points_and_a_leaderboard(course):
+    """Timed on the device: a correct kernel earns speed points against the library and enters
+    Gradescope's leaderboard; the hidden case stays out of every text a student sees."""
+    import os
+
+    where, catalogue = course
+    out = where / "gradescope"
+    policy = where / "gpu_policy.yaml"
+    policy.write_text("puzzles: {vector_add: {points: 10, correctness: 0.5}}\n")
+    command = manifest_command(where, catalogue, "--gradescope", str(out), "--timeout", "20")
+    command.remove("--interpret")
+    command += ["--policy", str(policy), "--classroom", "--no-save"]
+    env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
+    done = run_judge(command, env=env, timeout=900)
+    assert done.returncode == 0, done.stderr[-3000:]
+    documents = {}
+    for path in sorted(out.glob("*/results.json")):
+        documents[path.parent.name] = check_gradescope(json.loads(path.read_text()))
+    alice = documents["alice"]
+    speed = next(t for t in alice["tests"] if t["name"] == "vector_add: speed")
+    assert speed["max_score"] == 5.0 and speed["score"] > 0, speed
+    assert "x the library" in speed["output"] and "% of speed of light" in speed["output"]
+    names = [e["name"] for e in alice["leaderboard"]]
+    assert names == ["vector_add time (us)", "vector_add % of speed of light"], alice
+    assert alice["leaderboard"][0]["order"] == "asc" and alice["leaderboard"][0]["value"] > 0
+    for name, document in documents.items():
+        shown = [document["output"]] + [
+            t["output"] for t in document["tests"] if t["visibility"] == "visible"
+        ]
+        assert not any(s in "".join(shown) for s in SECRETS), name
+    for line in done.stdout.splitlines():
+        text = json.dumps(check_classroom(line.rpartition("\t")[2]))
+        assert not any(s in text for s in SECRETS)

@@ -313,11 +313,6 @@ def test_folder_names(tmp_path):
     assert courses._folder("\x1b[31m..\x1b[0m") == "_.."
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="courses._folder maps 'a/b' and 'a_b' (manifest names) to one folder: the second "
-    "student's results.json overwrites the first's",
-)
 def test_two_students_never_share_a_results_file(tmp_path, vector_add):
     out = tmp_path / "out"
     class_ = [graded(vector_add, "a/b", failed=("N=1",)), graded(vector_add, "a_b")]

@@ -256,11 +256,6 @@ def test_group_shares_add_up_to_the_correctness_points(tmp_path, puzzles_root):
     assert (student.score, student.max_score) == (10.0, 10.0)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="scoring._split gives the last group every correctness point when all weights are "
-    "0, and _group_part then scores it full (won == weight == 0) whatever the cases did",
-)
 def test_cases_that_all_weigh_nothing_earn_nothing(tmp_path, puzzles_root):
     spec = spec_with(tmp_path, puzzles_root, FOUR)
     rules = policy(weights={"N=1": 0, "N=2": 0, "N=3": 0, "N=127": 0})

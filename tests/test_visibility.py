@@ -402,11 +402,6 @@ def test_labels_are_numbered_per_visibility_in_spec_order(tmp_path, puzzles_root
     ]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="visibility._scrubbed replaces a hidden case's name inside a longer visible case's "
-    "name (hidden 'N=4099' in visible 'N=4099 mixed'), garbling the visible failure's message",
-)
 def test_a_visible_case_whose_name_starts_with_a_hidden_one_keeps_its_message(
     tmp_path, puzzles_root
 ):

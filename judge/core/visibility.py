@@ -63,7 +63,7 @@ def conceal(
         reason = HIDDEN_REASON if report.verdict is Verdict.FAILED else reason
         message = _told(report.verdict, labels[deciding.name], deciding.status)
     else:
-        message = _scrubbed(message, report.cases, labels)
+        message = _scrubbed(message, [c.name for c in spec.tests], labels)
     return replace(report, cases=cases, reason=reason, message=message)
 
 
@@ -95,14 +95,18 @@ def _told(verdict: Verdict, shown_as: str, status: str) -> str:
     return f"{shown_as} {what} ({verdict.value}); its inputs and expected values are not shown"
 
 
-def _scrubbed(message: str, cases: tuple[CaseResult, ...], labels: dict[str, str]) -> str:
-    """The message with every hidden case's name and seed replaced by its label."""
-    for case in cases:
-        if case.name in labels:
-            message = message.replace(f"(seed {case.seed})", "")
-            pattern = rf"(?<![\w=]){re.escape(case.name)}(?![\w=])"
-            message = re.sub(pattern, labels[case.name], message)
-    return message
+def _scrubbed(message: str, names: list[str], labels: dict[str, str]) -> str:
+    """The message with each concealed case named by its label instead, and the `(seed S)` that
+    follows its name dropped. Every case name is matched whole, longest first, so a visible
+    `N=4099 mixed` is never taken for a concealed `N=4099`, nor `N=30` for `N=3`."""
+    ordered = sorted(set(names), key=len, reverse=True)
+    alternatives = "|".join(re.escape(n) for n in ordered)
+    pattern = re.compile(rf"(?<![\w=])({alternatives})(?![\w=])( \(seed -?[0-9]+\))?")
+
+    def replace_one(match: re.Match) -> str:
+        return labels.get(match[1], match[0])
+
+    return pattern.sub(replace_one, message) if ordered else message
 
 
 def progress_detail(case: Case, spec: PuzzleSpec, reveal: bool) -> str:

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from judge.errors import JudgeError
-from judge.records.escape import csv_text
+from judge.records.escape import csv_text, plain
 from judge.records.policy import Policy
 from judge.records.scoring import StudentMark
 
@@ -48,7 +48,7 @@ def read_roster(path: Path) -> tuple[RosterEntry, ...]:
             try:
                 return _entries(path, reader)
             except csv.Error as exc:
-                raise JudgeError(f"{path}:{reader.line_num}: {exc}") from None
+                raise JudgeError(f"{path}:{reader.reader.line_num}: {exc}") from None
     except FileNotFoundError:
         raise JudgeError(f"--roster {path}: no such file") from None
     except OSError as exc:
@@ -98,13 +98,22 @@ def to_csv(
     writer.writerow([POINTS_POSSIBLE, "", "", "", "", f"{possible:g}"])
     for entry in roster:
         mark = by_name.get(entry.submitter)
-        writer.writerow([*(csv_text(v) for v in entry.identity), f"{mark.score if mark else 0:g}"])
+        writer.writerow([*_identity(entry), f"{mark.score if mark else 0:g}"])
     known = {e.submitter for e in roster}
     missing = [m.student for m in marks if m.student not in known]
     warnings = [
         f"{name}: graded, but not on the roster: left out of the Canvas file" for name in missing
     ]
     return buffer.getvalue(), warnings
+
+
+def _identity(entry: RosterEntry) -> list[str]:
+    """The roster's identity cells: a name or section made safe for a spreadsheet; the ids as
+    Canvas issued them (a leading ' would stop Canvas matching them), control characters gone."""
+    return [
+        csv_text(value) if column in ("Student", "Section") else plain(value)
+        for column, value in zip(IDENTITY, entry.identity, strict=True)
+    ]
 
 
 def _possible(marks: Sequence[StudentMark], policy: Policy) -> float:

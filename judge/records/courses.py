@@ -9,6 +9,7 @@ assignment's due date stands in for a policy without one.
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -96,7 +97,7 @@ def _when(path: Path, key: str, value) -> datetime | None:
 
 
 def dated(subs: Sequence[Submission], course: Course) -> list[Submission]:
-    """The submissions with the metadata's time (and submitter) where they have none."""
+    """The submissions with the metadata's submission time where they have none."""
     meta = course.metadata
     if meta is None:
         return list(subs)
@@ -139,10 +140,14 @@ def write_gradescope(
     secret: bool,
     one_student: bool,
 ) -> None:
-    """OUT itself for one student's folder, else OUT/<student>/results.json for each student."""
-    for m in marks:
+    """OUT itself for one student's folder, else OUT/<student>/results.json for each student (a
+    folder name two students would share gets a digest of each name)."""
+    folders = [_folder(m.student) for m in marks]
+    for m, folder in zip(marks, folders, strict=True):
         text = json.dumps(platforms.gradescope(m, specs, secret), indent=2, allow_nan=False)
-        path = out if one_student else out / _folder(m.student) / "results.json"
+        if folders.count(folder) > 1:
+            folder += "-" + hashlib.sha256(m.student.encode()).hexdigest()[:10]
+        path = out if one_student else out / folder / "results.json"
         write_text(path, text + "\n", make_folder=not one_student)
 
 

@@ -16,7 +16,7 @@ _ANSI = re.compile(
     r"\x1b\[[0-?]*[ -/]*[@-~]"
     r"|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?"
     r"|\x1b[PX^_][^\x1b]*(?:\x1b\\)?"
-    r"|\x1b[@-Z\\-_]?"
+    r"|\x1b[ -/]*[0-~]?"
     r"|\x9b[0-?]*[ -/]*[@-~]"
 )
 _CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]")
@@ -51,7 +51,7 @@ def xml_text(text: str) -> str:
 
 def markdown_cell(text: str) -> str:
     """Text safe inside a Markdown table cell: one line, no bare '|', no HTML tags or entities,
-    no emphasis or link syntax taken from the text."""
+    no emphasis, strikethrough, code or link syntax taken from the text."""
     text = one_line(text).replace("\\", "\\\\").replace("|", "\\|")
     text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-    return re.sub(r"([`*_\[\]])", r"\\\1", text)
+    return re.sub(r"([`*_~\[\]])", r"\\\1", text)

@@ -148,7 +148,7 @@ def read_manifest(path: Path, puzzle_ids: Collection[str]) -> list[Submission]:
             try:
                 subs = _manifest_rows(path, reader, set(puzzle_ids))
             except csv.Error as exc:
-                raise JudgeError(f"{path}:{reader.line_num}: {exc}") from None
+                raise JudgeError(f"{path}:{reader.reader.line_num}: {exc}") from None
     except UnicodeDecodeError:
         raise JudgeError(f"{path}: not UTF-8 text") from None
     return sorted(subs, key=student_order)

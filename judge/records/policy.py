@@ -31,7 +31,8 @@ from judge.core.spec import Reader, read_yaml
 DEFAULT_POINTS = 10.0
 DEFAULT_CORRECTNESS = 0.8
 DEFAULT_SPEED = "library"
-_SPEED = re.compile(r"\s*(?:(library)|([0-9.]+)\s*%\s*sol|([0-9.]+)\s*us)\s*", re.IGNORECASE)
+_NUMBER = r"([0-9]+(?:\.[0-9]*)?|\.[0-9]+)"
+_SPEED = re.compile(rf"\s*(?:(library)|{_NUMBER}\s*%\s*sol|{_NUMBER}\s*us)\s*", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -157,8 +158,9 @@ def _puzzle(r: Reader, base: PuzzlePolicy | None) -> PuzzlePolicy:
     weights = r.child("cases", r.get("cases", dict, {})) if base is not None else None
     cases = []
     for name, value in weights.data.items() if weights else ():
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
-            weights.fail(f"expected a weight >= 0, got {value!r}", str(name))
+        number = isinstance(value, (int, float)) and not isinstance(value, bool)
+        if not number or not (math.isfinite(value) and value >= 0):
+            weights.fail(f"expected a finite weight >= 0, got {value!r}", str(name))
         cases.append((str(name), float(value)))
     speed = r.get("speed", str, "")
     target = parse_speed(speed, r) if speed else fallback.speed

@@ -177,7 +177,9 @@ def _split(points: float, weights: list[float]) -> list[float]:
     """`points` shared in proportion to `weights`, each share rounded to 4 places and the last
     taking what rounding left, so that the shares add up to the points."""
     total = sum(weights)
-    shares = [round(points * w / total, 4) if total else 0.0 for w in weights[:-1]]
+    if not total:  # every case weighs nothing: nothing to earn for correctness
+        return [0.0] * len(weights)
+    shares = [round(points * w / total, 4) for w in weights[:-1]]
     return [*shares, round(points - sum(shares), 4)] if weights else []
 
 
@@ -197,7 +199,7 @@ def _group_part(
     weight = sum(c.weight for c in cases)
     rejected = report is not None and report.verdict is Verdict.REJECTED
     won = 0.0 if rejected else sum(c.weight for c in cases if c.status == "passed")
-    score = points if won == weight and not rejected else points * won / (weight or 1.0)
+    score = points if won == weight and weight and not rejected else points * won / (weight or 1.0)
     shown = visibility.VISIBLE
     for c in cases:
         shown = visibility.stricter(shown, c.visibility)

@@ -36,6 +36,7 @@ def isolated_state(tmp_path, monkeypatch):
     monkeypatch.delenv("TPUZZLE_SECRET_SEED", raising=False)
     monkeypatch.delenv("TPUZZLE_SECRET_SEED_FILE", raising=False)
     monkeypatch.delenv("TPUZZLE_PUZZLES", raising=False)
+    monkeypatch.setenv("TPUZZLE_IMPORTED", str(tmp_path / "imported"))  # none, unless a test writes
     monkeypatch.setenv("TPUZZLE_SERVER", "0")  # judged in-process (tests/test_server.py aside)
 
 

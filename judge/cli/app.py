@@ -14,7 +14,7 @@ from typing import Annotated
 
 import typer
 
-from judge.cli import classes, progress, report
+from judge.cli import classes, importing, progress, report
 from judge.cli import server as server_commands
 from judge.cli.options import (
     DbOpt,
@@ -101,7 +101,13 @@ def run(
         typer.Option(help="Run one case of these sizes instead of the tests, e.g. --size N=1025."),
     ] = None,
     seed: Annotated[int, typer.Option(help="Seed of the --size case.")] = 0,
-    draw: Annotated[str, typer.Option(help="Input draw of the --size case: '' or 'mixed'.")] = "",
+    draw: Annotated[
+        str,
+        typer.Option(
+            help="Input draw of the --size case: '' or 'mixed', or a case with inputs of its "
+            "own ('test:NAME', as a failing case's reproduce line gives it)."
+        ),
+    ] = "",
     timeout: TimeoutOpt = None,
     gpu: Annotated[int | None, typer.Option(help="CUDA device index.")] = None,
     submitter: Annotated[str, typer.Option(help="Name stored with the result.")] = "",
@@ -212,6 +218,7 @@ def needs_matplotlib() -> None:
 
 app.command()(classes.grade)
 app.command()(classes.merge)
+app.command("import")(importing.import_)
 
 
 @app.command()
@@ -253,9 +260,16 @@ def custom_case(spec: PuzzleSpec, sizes: list[str], seed: int, draw: str) -> Cas
     broken = violated(spec.constraints, values)
     if broken:
         raise JudgeError(f"--size: {', '.join(sizes)} breaks the puzzle's constraint {broken!r}")
-    if draw not in ("", "mixed"):
-        raise JudgeError(f"--draw {draw!r}: expected 'mixed' or nothing")
+    if draw not in ("", "mixed") and spec.variant(draw) is None:
+        own = [f"{k}:{c.name}" for k, cs in (("test", spec.tests), ("benchmark", spec.benchmarks))
+               for c in cs if c.own]  # fmt: skip
+        choices = "'mixed'" + "".join(f", {c!r}" for c in own[:3]) + (", ..." if own[3:] else "")
+        raise JudgeError(f"--draw {draw!r}: expected {choices} or nothing")
     ordered = tuple((n, values[n]) for n in spec.size_names)
+    own = spec.variant(draw)
+    if own is not None and own.inputs and own.sizes != ordered:
+        given = " ".join(f"{n}={v}" for n, v in own.sizes)
+        raise JudgeError(f"--draw {draw!r}: its stored inputs are for --size {given}")
     return Case(name=" ".join(f"{n}={v}" for n, v in ordered), sizes=ordered, seed=seed, draw=draw)
 
 

@@ -245,7 +245,8 @@ def _env_line(report: RunReport) -> Text:
 
 def puzzle_list(specs: list[PuzzleSpec], best: dict[str, Best]) -> Table:
     table = Table(title="tpuzzle puzzles", title_justify="left")
-    for name in ("id", "difficulty", "title", "your best"):
+    imported = any(s.source for s in specs)
+    for name in ("id", "difficulty", "title", *(["source"] * imported), "your best"):
         table.add_column(name)
     for s in specs:
         b = best.get(s.id)
@@ -253,8 +254,9 @@ def puzzle_list(specs: list[PuzzleSpec], best: dict[str, Best]) -> Table:
         if b is not None:
             timed = f" {b.median_ms * 1e3:.1f} us" if b.median_ms is not None else ""
             mine = Text(f"{b.verdict}{timed}", style=COLOURS.get(b.verdict, ""))
+        source = [Text(s.source.kind if s.source else "tpuzzle", style="dim")] * imported
         table.add_row(
-            s.id, Text(s.difficulty, style=DIFFICULTY_COLOURS[s.difficulty]), s.title, mine
+            s.id, Text(s.difficulty, style=DIFFICULTY_COLOURS[s.difficulty]), s.title, *source, mine
         )
     return table
 
@@ -286,7 +288,21 @@ def puzzle_page(spec: PuzzleSpec) -> Group:
     ]
     if spec.example:
         parts.append(Panel(Text(spec.example), title="example", border_style="dim"))
+    if spec.source is not None:
+        parts.append(_source_panel(spec))
     return Group(*parts)
+
+
+def _source_panel(spec: PuzzleSpec) -> Panel:
+    src = spec.source
+    lines = [
+        f"imported from {src.kind}: {src.path}",
+        f"repository {src.repository}, commit {src.commit}",
+        f"licence: {src.licence}",
+        "A private adaptation made on this machine by `tpuzzle import`: the source's licence "
+        "governs it; do not share it where that licence does not allow.",
+    ]
+    return Panel(Text("\n".join(lines)), title="source", border_style="yellow")
 
 
 def _num(value: float | str) -> str:

@@ -22,7 +22,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 import torch
 
-from judge.core.spec import FLOAT_DTYPES, Arg, Draw, PuzzleSpec, evaluate, numel
+from judge.core.spec import FLOAT_DTYPES, Arg, Case, Draw, PuzzleSpec, evaluate, numel
 
 GUARD_BYTES = 16384  # per side; a multiple of 16 keeps the data 16-byte aligned
 GUARD_BYTE = 0xA5  # every byte of an output's guard band: a store past the end changes it
@@ -81,12 +81,18 @@ def arg_seed(seed: int, arg: Arg) -> int:
 
 
 def draw_input(
-    arg: Arg, n: int, seed: int, override: str = "", sizes: dict[str, int] | None = None
+    arg: Arg,
+    n: int,
+    seed: int,
+    override: str = "",
+    sizes: dict[str, int] | None = None,
+    own: Draw | None = None,
 ) -> torch.Tensor:
-    """The values of one input buffer, drawn on the CPU from a generator seeded per argument."""
+    """The values of one input buffer, drawn on the CPU from a generator seeded per argument
+    (with `own`, the case's draw of it instead of the argument's)."""
     rng = np.random.default_rng(arg_seed(seed, arg))
     dtype = torch_dtype(arg.dtype)
-    draw = arg.draw or Draw(dist="uniform")
+    draw = own or arg.draw or Draw(dist="uniform")
     draw = replace(
         draw,
         low=float(evaluate(draw.low, sizes or {})),
@@ -94,6 +100,8 @@ def draw_input(
     )
     if override == "mixed" and arg.dtype in FLOAT_DTYPES:
         return torch.from_numpy(_mixed(n, rng, draw)).to(dtype)
+    if draw.dist == "full":
+        return torch.full((n,), draw.value, dtype=torch.float64).to(dtype)
     if draw.dist == "randint":
         values = rng.integers(int(draw.low), int(draw.high), n, dtype=np.int64)
     elif draw.dist == "normal":
@@ -134,12 +142,46 @@ def layouts(spec: PuzzleSpec, sizes: dict[str, int]) -> list[Layout]:
 
 
 def pristine(spec: PuzzleSpec, sizes: dict[str, int], seed: int, override: str = "") -> dict:
-    """Each input (and in-place) buffer's initial values, keyed by argument name, on the CPU."""
+    """Each input (and in-place) buffer's initial values, keyed by argument name, on the CPU:
+    drawn from the seed, or (a case with inputs of its own, `override` naming it) read from the
+    case's stored file or drawn with the case's own draw of each argument."""
+    case = spec.variant(override)
+    if case is not None and case.inputs:
+        return stored(spec, case, sizes)
+    own = dict(case.draws) if case is not None else {}
+    plain = "" if case is not None else override
     return {
-        lay.arg.name: draw_input(lay.arg, lay.n, seed, override, sizes)
+        lay.arg.name: draw_input(lay.arg, lay.n, seed, plain, sizes, own.get(lay.arg.name))
         for lay in layouts(spec, sizes)
         if lay.arg.role != "out"
     }
+
+
+def stored(spec: PuzzleSpec, case: Case, sizes: dict[str, int]) -> dict:
+    """A case's inputs as stored beside its puzzle.yaml (a .npz with one array per input
+    buffer), checked against the buffers' dtypes and element counts."""
+    path = spec.directory / case.inputs
+    found = {}
+    with np.load(path, allow_pickle=False) as arrays:
+        for lay in layouts(spec, sizes):
+            if lay.arg.role == "out":
+                continue
+            if lay.arg.name not in arrays.files:
+                raise ValueError(f"{path}: no array {lay.arg.name!r}")
+            values = arrays[lay.arg.name].reshape(-1)
+            if values.size != lay.n:
+                raise ValueError(
+                    f"{path}: {lay.arg.name} holds {values.size} elements, the case needs {lay.n}"
+                )
+            found[lay.arg.name] = _from_numpy(values, lay.arg.dtype)
+    return found
+
+
+def _from_numpy(values: np.ndarray, dtype: str) -> torch.Tensor:
+    """A stored array as a tensor of the argument's dtype; bfloat16 is stored as its bits."""
+    if dtype == "bfloat16":
+        return torch.from_numpy(values.astype(np.int16, copy=True)).view(torch.bfloat16)
+    return torch.from_numpy(np.ascontiguousarray(values)).to(torch_dtype(dtype))
 
 
 def guarded(lay: Layout, initial: torch.Tensor | None, device: str) -> torch.Tensor:
@@ -163,8 +205,13 @@ def data_view(full: torch.Tensor, lay: Layout) -> torch.Tensor:
     return full[lay.guard : lay.guard + lay.n]
 
 
-def call_args(spec: PuzzleSpec, sizes: dict[str, int], pointers: dict[str, object]) -> list:
-    """The positional arguments of solve() (or of the reference): buffers, sizes and scalars."""
+def call_args(
+    spec: PuzzleSpec, sizes: dict[str, int], pointers: dict[str, object], override: str = ""
+) -> list:
+    """The positional arguments of solve() (or of the reference): buffers, sizes and scalars
+    (a case's own value of a scalar where the case that `override` names has one)."""
+    case = spec.variant(override)
+    scalars = dict(case.scalars) if case is not None else {}
     values = []
     for arg in spec.args:
         if arg.is_buffer:
@@ -172,7 +219,7 @@ def call_args(spec: PuzzleSpec, sizes: dict[str, int], pointers: dict[str, objec
         elif arg.role == "size":
             values.append(int(sizes[arg.name]))
         else:
-            values.append(float(arg.value))
+            values.append(float(scalars.get(arg.name, arg.value)))
     return values
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import ast
 import math
 import operator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +21,7 @@ DTYPES = ("float16", "bfloat16", "float32", "float64", "int8", "uint8", "int16",
 FLOAT_DTYPES = ("float16", "bfloat16", "float32", "float64")
 ROLES = ("in", "out", "inout", "size", "scalar")
 DIFFICULTIES = ("easy", "medium", "hard")
-DISTS = ("uniform", "normal", "randint", "mixed")
+DISTS = ("uniform", "normal", "randint", "mixed", "full")
 PEAKS = ("copy_bandwidth", "matmul_fp32", "matmul_tf32", "matmul_fp16")
 # Who may see a test case's inputs and expected values, least hidden first: everyone; students
 # once the due date has passed; instructors only (a student sees pass or fail, never the case).
@@ -37,6 +37,7 @@ class Draw:
     high: float | str = 1.0  # uniform / randint: upper bound (exclusive for randint)
     mean: float = 0.0  # normal: mean
     std: float = 1.0  # normal: standard deviation
+    value: float = 0.0  # full: every element's value
 
 
 @dataclass(frozen=True)
@@ -81,10 +82,32 @@ class Case:
     interpret: bool = True  # also run in interpreter (CPU) mode
     visibility: str = "visible"  # one of VISIBILITIES
     group: str = ""  # the case group it is graded in ("" for its visibility's group)
+    draws: tuple[tuple[str, Draw], ...] = ()  # this case's own draw of some inputs
+    inputs: str = ""  # a .npz beside puzzle.yaml holding this case's inputs, by argument name
+    scalars: tuple[tuple[str, float], ...] = ()  # this case's own value of some scalars
 
     @property
     def size_map(self) -> dict[str, int]:
         return dict(self.sizes)
+
+    @property
+    def own(self) -> bool:
+        """The case brings its own draws, stored inputs or scalars: its `draw` names it."""
+        return bool(self.draws or self.inputs or self.scalars)
+
+
+VARIANT_KINDS = ("test", "benchmark")  # a case with its own inputs is named "test:NAME" in `draw`
+
+
+@dataclass(frozen=True)
+class Source:
+    """Where an imported puzzle came from (`tpuzzle import`), shown by `tpuzzle show`."""
+
+    kind: str  # "leetgpu" or "gpumode"
+    repository: str  # the checkout's origin (or its path)
+    commit: str  # the checkout's commit
+    path: str  # the problem's folder in the checkout
+    licence: str  # the source's licence, as its checkout states it
 
 
 @dataclass(frozen=True)
@@ -116,6 +139,7 @@ class PuzzleSpec:
     library: str  # the library call reference.py makes, e.g. "torch.cumsum" ("" when a composite)
     timeout_s: float  # wall-clock limit of one phase (import, one case, one benchmark)
     directory: Path  # the puzzle's directory (template.py, reference.py, solutions/)
+    source: Source | None = None  # the problem set it was imported from; None for our own
 
     @property
     def buffers(self) -> tuple[Arg, ...]:
@@ -131,6 +155,13 @@ class PuzzleSpec:
 
     def arg(self, name: str) -> Arg:
         return next(a for a in self.args if a.name == name)
+
+    def variant(self, draw: str) -> Case | None:
+        """The case a `draw` of "test:NAME" or "benchmark:NAME" names (its own inputs), or
+        None for "" and "mixed"."""
+        kind, _, name = draw.partition(":")
+        cases = {"test": self.tests, "benchmark": self.benchmarks}.get(kind, ())
+        return next((c for c in cases if c.name == name and c.own), None)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -316,6 +347,7 @@ def _build_spec(r: Reader, directory: Path) -> PuzzleSpec:
         library=r.get("library", str, "").strip(),
         timeout_s=_positive(r, "timeout_s", 60.0),
         directory=directory,
+        source=_build_source(r) if "source" in r.data else None,
     )
     if spec.id != directory.name:
         r.fail(f"id {spec.id!r} does not match the directory name {directory.name!r}", "id")
@@ -363,6 +395,7 @@ def _build_draw(r: Reader, sizes: set[str]) -> Draw:
         high=r.expression("high", sizes, 1.0),
         mean=r.get("mean", float, 0.0),
         std=r.get("std", float, 1.0),
+        value=r.get("value", float, 0.0),
     )
     numeric = isinstance(draw.low, float) and isinstance(draw.high, float)
     if dist in ("uniform", "randint") and numeric and not draw.low < draw.high:
@@ -450,22 +483,73 @@ def _build_cases(
         draw = c.get("draw", str, "")
         if draw not in ("", "mixed"):
             c.fail(f"unknown draw {draw!r} (expected 'mixed' or nothing)", "draw")
-        cases.append(
-            Case(
-                name=label,
-                sizes=tuple(values),
-                seed=c.get("seed", int),
-                draw=draw,
-                interpret=c.get("interpret", bool, True),
-                visibility=c.choice("visibility", VISIBILITIES, "visible"),
-                group=c.get("group", str, "").strip(),
-            )
+        case = Case(
+            name=label,
+            sizes=tuple(values),
+            seed=c.get("seed", int),
+            draw=draw,
+            interpret=c.get("interpret", bool, True),
+            visibility=c.choice("visibility", VISIBILITIES, "visible"),
+            group=c.get("group", str, "").strip(),
+            draws=_case_draws(c, args, {n for n, _, _ in limits}),
+            inputs=_case_inputs(c, r.path.parent),
+            scalars=_case_scalars(c, args),
         )
+        if case.own:
+            if draw:
+                c.fail("a case with its own draws, inputs or scalars takes no draw", "draw")
+            case = replace(case, draw=f"{key.rstrip('s')}:{label}")
+        cases.append(case)
     names = [case.name for case in cases]
     twice = next((n for n in names if names.count(n) > 1), None)
     if twice is not None:
         r.fail(f"two cases are named {twice!r} (a case's name identifies it in grading)", key)
     return tuple(cases)
+
+
+def _case_draws(c: Reader, args: tuple[Arg, ...], sizes: set[str]) -> tuple:
+    raw = c.child("draws", c.get("draws", dict, {}))
+    drawn = {a.name for a in args if a.role in ("in", "inout")}
+    found = []
+    for name, value in raw.data.items():
+        if name not in drawn:
+            raw.fail("not an input buffer of the signature", str(name))
+        found.append((str(name), _build_draw(raw.child(str(name), value), sizes)))
+    return tuple(found)
+
+
+def _case_inputs(c: Reader, directory: Path) -> str:
+    given = c.get("inputs", str, "").strip()
+    if not given:
+        return ""
+    path = Path(given)
+    if path.is_absolute() or ".." in path.parts or path.suffix != ".npz":
+        c.fail(f"{given!r}: expected a .npz file inside the puzzle's folder", "inputs")
+    if not (directory / path).is_file():
+        c.fail(f"{given!r}: no such file beside puzzle.yaml", "inputs")
+    return given
+
+
+def _case_scalars(c: Reader, args: tuple[Arg, ...]) -> tuple:
+    raw = c.child("scalars", c.get("scalars", dict, {}))
+    names = {a.name for a in args if a.role == "scalar"}
+    found = []
+    for name in raw.data:
+        if name not in names:
+            raw.fail("not a scalar of the signature", str(name))
+        found.append((str(name), raw.get(str(name), float)))
+    return tuple(found)
+
+
+def _build_source(r: Reader) -> Source:
+    s = r.child("source", r.get("source", dict))
+    return Source(
+        kind=s.get("kind", str),
+        repository=s.get("repository", str, ""),
+        commit=s.get("commit", str, ""),
+        path=s.get("path", str, ""),
+        licence=s.get("licence", str, ""),
+    )
 
 
 def _build_sol(r: Reader, sizes: set[str]) -> SpeedOfLight:

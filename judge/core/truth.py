@@ -98,7 +98,7 @@ def reference_truth(spec: PuzzleSpec, reference, case: Case) -> Truth:
         tensors[lay.arg.name] = (
             torch.zeros(lay.n, dtype=wide) if start is None else start.to(wide, copy=True)
         )
-    reference(*inputs.call_args(spec, sizes, tensors))
+    reference(*inputs.call_args(spec, sizes, tensors, case.draw))
     outputs = {a.name: tensors[a.name] for a in spec.buffers if a.role != "in"}
     return Truth(initial, outputs, files)
 

@@ -8,7 +8,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from judge.core.spec import Case
+from judge.core.spec import Case, Draw
 from judge.isolation.channel import SECRET_ENV, SECRET_FILE_ENV
 
 
@@ -53,7 +53,15 @@ def fields_from_dict(data: dict) -> dict:
     cases = data.get("cases")
     if cases is not None:
         cases = tuple(
-            Case(**{**c, "sizes": tuple((str(k), int(v)) for k, v in c["sizes"])}) for c in cases
+            Case(
+                **{
+                    **c,
+                    "sizes": tuple((str(k), int(v)) for k, v in c["sizes"]),
+                    "draws": tuple((str(k), Draw(**d)) for k, d in c.get("draws", ())),
+                    "scalars": tuple((str(k), float(v)) for k, v in c.get("scalars", ())),
+                }
+            )
+            for c in cases
         )
     sanitize = Path(data["sanitize"]) if data.get("sanitize") else None
     return {**data, "cases": cases, "sanitize": sanitize}

@@ -5,6 +5,7 @@ in, and the command line that reproduces a case."""
 from __future__ import annotations
 
 import hashlib
+import shlex
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -119,7 +120,9 @@ class Plan:
     def reproduce(self, case: Case) -> str:
         """One command line that runs the case alone."""
         sizes = " ".join(f"--size {k}={v}" for k, v in case.sizes)
-        extra = (" --draw mixed" if case.draw else "") + (" --interpret" if self.interpret else "")
+        extra = (f" --draw {shlex.quote(case.draw)}" if case.draw else "") + (
+            " --interpret" if self.interpret else ""
+        )
         return f"tpuzzle run {self.spec.id} {self.submission} {sizes} --seed {case.seed}{extra}"
 
     def case_result(self, case: Case, status: str, **fields) -> CaseResult:

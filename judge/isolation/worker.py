@@ -329,7 +329,7 @@ class Worker:
         for lay in inputs.layouts(self.spec, sizes):
             fulls[lay.arg.name] = inputs.guarded(lay, initial.get(lay.arg.name), self.device)
             views[lay.arg.name] = inputs.data_view(fulls[lay.arg.name], lay)
-        return fulls, initial, inputs.call_args(self.spec, sizes, views)
+        return fulls, initial, inputs.call_args(self.spec, sizes, views, cmd.get("draw", ""))
 
     def drawn(self, sizes: dict, seed: int, draw: str, paths: dict) -> dict:
         """The input set's initial values: mapped from the parent's sealed files when it sent

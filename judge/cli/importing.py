@@ -70,7 +70,12 @@ def _kind_of(reason: str) -> str:
         ("a type tpuzzle lacks", "an unmapped type"),
         ("is not mapped", "an unmapped type"),
         ("shape of", "a shape not in its sizes"),
+        ("ModuleNotFoundError", "a library not installed"),
         ("raised", "code that failed on the CPU"),
+        ("custom code", "a check of their own"),
+        ("other than one tensor", "several outputs"),
+        ("only tensors have pointers", "inputs that are not tensors"),
+        ("reference fails", "a reference that fails on the CPU"),
         ("probe process", "code that crashed"),
     ):
         if words in reason:

@@ -87,10 +87,15 @@ def _slug(text: str) -> str:
 
 
 def about(checkout: Path) -> dict:
-    """The checkout's origin, commit and licence, as its files and git say them."""
+    """The checkout's origin, commit and licence, as its files and git say them (git only where
+    the checkout is a repository's top, not a folder inside another project)."""
+    top = _git(checkout, "rev-parse", "--show-toplevel")
+    own = bool(top) and Path(top).resolve() == checkout.resolve()
+    origin = _git(checkout, "config", "--get", "remote.origin.url") if own else ""
+    commit = _git(checkout, "rev-parse", "HEAD") if own else ""
     return {
-        "repository": _git(checkout, "config", "--get", "remote.origin.url") or str(checkout),
-        "commit": _git(checkout, "rev-parse", "HEAD") or "unknown (not a git checkout)",
+        "repository": origin or str(checkout),
+        "commit": commit or "unknown (not a git checkout)",
         "licence": licence(checkout),
     }
 

@@ -29,6 +29,13 @@ from judge.sources.files import reference_text, template_text
 ITEMSIZE = {"float16": 2, "bfloat16": 2, "float32": 4, "float64": 8, "int8": 1, "uint8": 1,
             "int16": 2, "int32": 4, "int64": 8}  # fmt: skip
 INTERPRET_MAX = 1 << 20  # elements over every buffer: larger cases do not run in the interpreter
+FALLBACK_DRAWS = {  # integer buffers: values of their whole range, never all zeros
+    "uint8": {"dist": "randint", "low": 0, "high": 256},
+    "int8": {"dist": "randint", "low": -128, "high": 128},
+    "int16": {"dist": "randint", "low": -1000, "high": 1000},
+    "int32": {"dist": "randint", "low": -1000, "high": 1000},
+    "int64": {"dist": "randint", "low": -1000, "high": 1000},
+}
 DRAW_SEED = 0x7A11  # the seed of inputs drawn at import to complete a stored case
 
 
@@ -188,7 +195,8 @@ def _case(args, case, label, index, probed: Path, staging: Path, max_stored: int
         "name": label,
         "sizes": _sizes(case, [a["ours"] for a in args if a["role"] == "size"]),
     }
-    entry["seed"] = int(case.get("seed") or 1000 + index) & 0x7FFFFFFF
+    seed = case.get("seed")
+    entry["seed"] = int(1000 + index if seed is None else seed) & 0x7FFFFFFF
     drawn = [a for a in args if a["role"] in ("in", "inout")]
     fills = {a["ours"]: values[a["theirs"]]["tensor"].get("fill") for a in drawn}
     if all(f is not None and f.get("dist") not in ("empty", "out") for f in fills.values()):
@@ -297,8 +305,8 @@ def _arg(a: dict) -> dict:
     if a["role"] == "scalar":
         return {"name": a["ours"], "role": "scalar", "value": float(a["value"])}
     arg = {"name": a["ours"], "role": a["role"], "dtype": a["dtype"], "shape": a["shape"]}
-    if a["role"] != "out":
-        arg["draw"] = {"dist": "uniform", "low": -1.0, "high": 1.0}  # a case's own draw wins
+    if a["role"] != "out":  # for cases of the user's own sizes; a case's own draw wins
+        arg["draw"] = FALLBACK_DRAWS.get(a["dtype"], {"dist": "uniform", "low": -1.0, "high": 1.0})
     return arg
 
 

@@ -16,6 +16,8 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
+import yaml
+
 from judge.core import registry
 from judge.errors import JudgeError
 from judge.sources import checkouts, convert
@@ -62,13 +64,22 @@ def destination(kind: str, into: Path | None) -> Path:
     if folder.exists() and not folder.is_dir():
         raise JudgeError(f"--into {folder}: not a directory")
     for entry in folder.glob(f"*/{SPEC}") if folder.is_dir() else ():
-        if "source:" not in entry.read_text(encoding="utf-8", errors="replace"):
+        if not _imported(entry):
             raise JudgeError(
                 f"--into {folder}: holds puzzles of its own ({entry.parent.name}); "
                 "import into a folder of imported puzzles only"
             )
     folder.mkdir(parents=True, exist_ok=True)
     return folder
+
+
+def _imported(spec_file: Path) -> bool:
+    """Whether a puzzle.yaml is one `tpuzzle import` wrote: it has a `source` key."""
+    try:
+        data = yaml.safe_load(spec_file.read_text(encoding="utf-8", errors="replace"))
+    except yaml.YAMLError:
+        return False
+    return isinstance(data, dict) and isinstance(data.get("source"), dict)
 
 
 def run(

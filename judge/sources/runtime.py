@@ -22,9 +22,12 @@ from judge.core.spec import evaluate
 
 
 def _module(path: Path, name: str, search: list[Path]):
+    """The module at path, its own folders first on the search path (a process that loads
+    several imported puzzles finds each one's helpers, not another's)."""
     for folder in search:
-        if str(folder) not in sys.path:
-            sys.path.insert(0, str(folder))
+        while str(folder) in sys.path:
+            sys.path.remove(str(folder))
+        sys.path.insert(0, str(folder))
     spec = importlib.util.spec_from_file_location(name, path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)

@@ -770,3 +770,19 @@ def test_cli_list_has_a_source_column(cli, out):
         [SHIFT, "medium", "Shift Rows In Place", "leetgpu", "-"],
         [BYTES, "hard", "Bytes to Unit Floats", "leetgpu", "-"],
     ]
+
+
+def test_an_imported_puzzle_has_no_shipped_solution_to_bench(tmp_path, puzzles_root):
+    """`tpuzzle bench ID` of an imported puzzle says how to bench one's own file instead."""
+    import shutil
+
+    from judge.errors import JudgeError
+    from judge.records import catalogue
+
+    folder = tmp_path / "imported" / "leetgpu" / "leetgpu_9_copy"
+    shutil.copytree(puzzles_root / "vector_add", folder)
+    shutil.rmtree(folder / "solutions")
+    spec = folder / "puzzle.yaml"
+    spec.write_text(spec.read_text().replace("id: vector_add", "id: leetgpu_9_copy"))
+    with pytest.raises(JudgeError, match="no shipped solution to bench .* DIR/leetgpu_9_copy.py"):
+        catalogue.select(puzzles_root, "leetgpu_9_copy", [])

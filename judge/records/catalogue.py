@@ -63,7 +63,13 @@ def select(root: Path, target: str | Path | None, only: list[str]) -> list[Job]:
     if target is None:
         return shipped(specs)
     if str(target) in registry.puzzle_ids(root):
-        return shipped([registry.get(str(target), root)])
+        found = shipped([registry.get(str(target), root)])
+        if not found:
+            raise JudgeError(
+                f"{target}: no shipped solution to bench (an imported puzzle has none); bench "
+                f"a directory of your own files instead: `tpuzzle bench DIR` with DIR/{target}.py"
+            )
+        return found
     if Path(target).is_dir():
         return from_directory(specs, Path(target))
     if Path(target).exists():

@@ -46,6 +46,29 @@ def expectation(path: Path) -> tuple[str, set[str]]:
     return verdict, set(reasons.split("|"))
 
 
+# The hints that name the mistakes any puzzle's solution may make, by the key a wrong solution's
+# second line gives (`# mistake: KEY`); a puzzle's own mistakes are named in its puzzle.yaml, and
+# `# mistake: verdict TEXT` says that the verdict's message itself names it (TEXT in it).
+GENERIC_MISTAKES = {
+    "mask": "missing its mask",
+    "negative_offsets": "are some offsets negative",
+    "input": "inputs are read-only",
+    "unwritten": "nothing was written",
+    "program_id": "tl.program_id(0)",
+    "grid": "does the grid round down",
+    "precision": "float16 or bfloat16",
+}
+
+
+def mistake_line(path: Path) -> tuple[str, str]:
+    """(KEY, TEXT) of a wrong solution's second line `# mistake: KEY [TEXT]`."""
+    lines = path.read_text().splitlines()
+    second = lines[1] if len(lines) > 1 else ""
+    assert second.startswith("# mistake: "), f"{path}: line 2 must be '# mistake: KEY [TEXT]'"
+    key, _, text = second.removeprefix("# mistake: ").partition(" ")
+    return key, text.strip()
+
+
 def judge(pid: str, path: Path, gpu: bool):
     spec = registry.get(pid, ROOT)
     options = runner.RunOptions(interpret=not gpu, timing=False, timeout_s=TIMEOUT_S)
@@ -147,6 +170,33 @@ def test_wrong_solution_gets_its_verdict(pid, path):
     report = judge(pid, path, gpu=False)
     assert report.verdict.value == verdict, f"{report.reason}: {report.message}"
     assert report.reason in reasons, report.message
+    assert_mistake_named(pid, path, report)
+
+
+def assert_mistake_named(pid: str, path: Path, report) -> None:
+    """The report names the wrong solution's mistake: its puzzle's hint for it, a generic hint,
+    or the verdict's own message."""
+    key, text = mistake_line(path)
+    hints = [h for c in report.cases for h in c.hints]
+    own = {m.name: m.hint for m in registry.get(pid, ROOT).mistakes}
+    if key == "verdict":
+        assert text and text in report.message, f"{text!r} not in {report.message!r}"
+    elif key in own:
+        assert own[key] in hints, f"no hint {key!r}; hints: {hints}"
+    else:
+        assert key in GENERIC_MISTAKES, f"{path}: unknown mistake {key!r}"
+        assert any(GENERIC_MISTAKES[key] in h for h in hints), f"no {key!r} hint in {hints}"
+
+
+@pytest.mark.parametrize("pid", IDS)
+def test_every_puzzle_has_a_ladder_of_hints_and_functions_for_its_mistakes(pid):
+    spec = registry.get(pid, ROOT)
+    assert 2 <= len(spec.hints) <= 4, f"{pid}: {len(spec.hints)} hints"
+    assert all("tl." not in h or "def " not in h for h in spec.hints)  # the idea, never the code
+    found = truth.load_mistakes(spec)
+    assert set(found) == {m.name for m in spec.mistakes}, "a mistake without mistake_<name>"
+    named = {mistake_line(p)[0] for p in (ROOT / pid / "solutions" / "wrong").glob("*.py")}
+    assert {m.name for m in spec.mistakes} <= named, "a mistake no wrong solution makes"
 
 
 @pytest.mark.parametrize("pid", IDS)

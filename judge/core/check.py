@@ -190,6 +190,23 @@ def _precision_hint(c: BufferCheck) -> list[str]:
     return []
 
 
+def matches(got: torch.Tensor, expected: torch.Tensor, tol: Tolerance) -> bool:
+    """Whether every element of `got` is `expected` within the tolerance, NaN matching NaN and
+    each infinity itself (a mistake that overflows overflows where the submission did)."""
+    if got.numel() != expected.numel():
+        return False
+    got, expected = got.double().reshape(-1), expected.double().reshape(-1)
+    nan = torch.isnan(expected)
+    if not torch.equal(nan, torch.isnan(got)):
+        return False
+    inf = torch.isinf(expected)
+    if not torch.equal(got[inf], expected[inf]):
+        return False
+    finite = ~(nan | inf)
+    err = (got[finite] - expected[finite]).abs()
+    return bool((err <= tol.atol + tol.rtol * expected[finite].abs()).all())
+
+
 def discriminates(expected: torch.Tensor, tol: Tolerance) -> bool:
     """Whether an all-zero answer would fail: the reference sits well above atol."""
     if expected.numel() == 0:

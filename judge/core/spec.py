@@ -100,6 +100,30 @@ VARIANT_KINDS = ("test", "benchmark")  # a case with its own inputs is named "te
 
 
 @dataclass(frozen=True)
+class Mistake:
+    """A mistake learners make on this puzzle: when a failing call's outputs match what
+    reference.py's `mistake_<name>` computes (the same arguments as `reference`), the hint says
+    so."""
+
+    name: str  # an identifier: reference.py defines mistake_<name>
+    hint: str  # what the learner did, and what to do instead
+
+
+@dataclass(frozen=True)
+class Requires:
+    """What the GPU must have for a puzzle; refused before anything runs where it lacks it."""
+
+    capability: tuple[int, int] = (0, 0)  # the least compute capability, e.g. (8, 0)
+    bf16: bool = False  # bfloat16 arithmetic (compute capability 8.0 and later)
+    fp16_tensor_cores: bool = False  # float16 tensor cores (7.0 and later)
+    shared_memory_kb: int = 0  # shared memory one block may use, in KiB
+
+    @property
+    def any(self) -> bool:
+        return self != Requires()
+
+
+@dataclass(frozen=True)
 class Source:
     """Where an imported puzzle came from (`tpuzzle import`), shown by `tpuzzle show`."""
 
@@ -140,6 +164,9 @@ class PuzzleSpec:
     timeout_s: float  # wall-clock limit of one phase (import, one case, one benchmark)
     directory: Path  # the puzzle's directory (template.py, reference.py, solutions/)
     source: Source | None = None  # the problem set it was imported from; None for our own
+    hints: tuple[str, ...] = ()  # `tpuzzle hint`'s ladder: from the idea to the kernel's shape
+    mistakes: tuple[Mistake, ...] = ()  # recognised in a failing call's outputs
+    requires: Requires = Requires()  # what the GPU must have
 
     @property
     def buffers(self) -> tuple[Arg, ...]:
@@ -348,6 +375,9 @@ def _build_spec(r: Reader, directory: Path) -> PuzzleSpec:
         timeout_s=_positive(r, "timeout_s", 60.0),
         directory=directory,
         source=_build_source(r) if "source" in r.data else None,
+        hints=_build_hints(r),
+        mistakes=_build_mistakes(r),
+        requires=_build_requires(r),
     )
     if spec.id != directory.name:
         r.fail(f"id {spec.id!r} does not match the directory name {directory.name!r}", "id")
@@ -539,6 +569,50 @@ def _case_scalars(c: Reader, args: tuple[Arg, ...]) -> tuple:
             raw.fail("not a scalar of the signature", str(name))
         found.append((str(name), raw.get(str(name), float)))
     return tuple(found)
+
+
+def _build_hints(r: Reader) -> tuple[str, ...]:
+    found = r.get("hints", list, [])
+    if len(found) > 6:
+        r.fail(f"{len(found)} hints: a ladder has at most 6 steps", "hints")
+    for i, hint in enumerate(found):
+        if not isinstance(hint, str) or not hint.strip():
+            r.fail("expected a sentence", f"hints[{i}]")
+    return tuple(" ".join(h.split()) for h in found)
+
+
+def _build_mistakes(r: Reader) -> tuple[Mistake, ...]:
+    found = []
+    for i, raw in enumerate(r.get("mistakes", list, [])):
+        m = r.child(f"mistakes[{i}]", raw)
+        name = m.get("name", str)
+        if not name.isidentifier():
+            m.fail(f"{name!r} is not an identifier (reference.py defines mistake_<name>)", "name")
+        found.append(Mistake(name, " ".join(m.get("hint", str).split())))
+    names = [m.name for m in found]
+    twice = next((n for n in names if names.count(n) > 1), None)
+    if twice:
+        r.fail(f"two mistakes are named {twice!r}", "mistakes")
+    return tuple(found)
+
+
+def _build_requires(r: Reader) -> Requires:
+    if "requires" not in r.data:
+        return Requires()
+    q = r.child("requires", r.get("requires", dict))
+    text = str(q.get("capability", (str, float), "0.0"))
+    parts = text.split(".")
+    if len(parts) != 2 or not all(p.isdigit() for p in parts):
+        q.fail(f"{text!r}: expected MAJOR.MINOR, e.g. '8.0'", "capability")
+    kb = q.get("shared_memory_kb", int, 0)
+    if kb < 0:
+        q.fail("expected KiB >= 0", "shared_memory_kb")
+    return Requires(
+        capability=(int(parts[0]), int(parts[1])),
+        bf16=q.get("bf16", bool, False),
+        fp16_tensor_cores=q.get("fp16_tensor_cores", bool, False),
+        shared_memory_kb=kb,
+    )
 
 
 def _build_source(r: Reader) -> Source:

@@ -89,8 +89,14 @@ class Truth(NamedTuple):
 
 def reference_truth(spec: PuzzleSpec, reference, case: Case) -> Truth:
     """Reference outputs from pristine inputs, in float64 where the dtype is a float."""
+    initial, files = sealed(inputs.pristine(spec, case.size_map, case.seed, case.draw))
+    return Truth(initial, computed(spec, reference, case, initial), files)
+
+
+def computed(spec: PuzzleSpec, fn, case: Case, initial: dict[str, torch.Tensor]) -> dict:
+    """What `fn` (the reference, or one of its mistakes) writes into each output buffer, called
+    like solve() on the case's inputs widened to float64."""
     sizes = case.size_map
-    initial, files = sealed(inputs.pristine(spec, sizes, case.seed, case.draw))
     tensors = {}
     for lay in inputs.layouts(spec, sizes):
         wide = torch.float64 if lay.arg.dtype in FLOAT_DTYPES else inputs.torch_dtype(lay.arg.dtype)
@@ -98,9 +104,17 @@ def reference_truth(spec: PuzzleSpec, reference, case: Case) -> Truth:
         tensors[lay.arg.name] = (
             torch.zeros(lay.n, dtype=wide) if start is None else start.to(wide, copy=True)
         )
-    reference(*inputs.call_args(spec, sizes, tensors, case.draw))
-    outputs = {a.name: tensors[a.name] for a in spec.buffers if a.role != "in"}
-    return Truth(initial, outputs, files)
+    fn(*inputs.call_args(spec, sizes, tensors, case.draw))
+    return {a.name: tensors[a.name] for a in spec.buffers if a.role != "in"}
+
+
+def load_mistakes(spec: PuzzleSpec) -> dict:
+    """reference.py's mistake_<name> functions, for the spec's mistakes that have one."""
+    if not spec.mistakes:
+        return {}
+    module = import_file(spec.directory / "reference.py", f"tpuzzle_mistakes_{spec.id}")
+    found = {m.name: getattr(module, f"mistake_{m.name}", None) for m in spec.mistakes}
+    return {name: fn for name, fn in found.items() if callable(fn)}
 
 
 class TruthCache:

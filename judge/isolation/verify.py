@@ -12,7 +12,7 @@ from dataclasses import dataclass, replace
 from judge.core import bench, check, inputs
 from judge.core.results import BufferCheck, CaseResult, Timing, Verdict
 from judge.core.spec import Case, PuzzleSpec, Tolerance
-from judge.core.truth import Truth
+from judge.core.truth import Truth, computed, load_mistakes
 from judge.isolation.channel import WorkerFailure, WorkerProcess, WorkerReported
 from judge.isolation.measure import libraries
 from judge.isolation.plan import Plan
@@ -47,13 +47,46 @@ class Checker:
         checks = list(CHECKING.map(one, layouts) if large else map(one, layouts))
         ok = all(c.ok for c in checks)
         worst = max((c.max_error for c in checks if c.name in truth.outputs), default=0.0)
+        hints = () if ok else self.hints(case, truth, files, checks)
         return self.plan.case_result(
             case,
             "passed" if ok else "failed",
             max_error=worst,
             buffers=tuple(checks),
-            hints=tuple(check.hints(checks)) if not ok else (),
+            hints=hints,
         )
+
+    def hints(self, case, truth, files, checks: list[BufferCheck]) -> tuple[str, ...]:
+        """A failing call's hints: the puzzle's mistakes it matches, then the patterns any
+        puzzle's mistakes leave (but the guess of lost precision, where a mistake matched)."""
+        named = self.mistaken(case, truth, files)
+        generic = check.hints(checks)
+        if named:
+            generic = [h for h in generic if "lost precision" not in h]
+        return (*named, *generic)
+
+    def mistaken(self, case: Case, truth: Truth, files: dict[str, str]) -> list[str]:
+        """The hints of the puzzle's known mistakes whose outputs the call's outputs match."""
+        spec = self.plan.spec
+        layouts = [lay for lay in inputs.layouts(spec, case.size_map) if lay.arg.role != "in"]
+        if not spec.mistakes or sum(lay.n for lay in layouts) > MISTAKE_ELEMENTS:
+            return []
+        got = {}
+        for lay in layouts:
+            full = inputs.mapped(files[lay.arg.name], lay.arg.dtype, lay.total)
+            got[lay.arg.name] = inputs.data_view(full, lay)
+        tolerance = spec.tolerance.at(case.size_map)
+        functions = mistake_functions(spec)
+        found = []
+        for mistake in spec.mistakes:
+            fn = functions.get(mistake.name)
+            try:
+                outputs = computed(spec, fn, case, truth.initial) if fn else None
+            except Exception:  # the puzzle's own code, on inputs it may not expect: no hint
+                continue
+            if outputs and all(check.matches(got[n], outputs[n], tolerance) for n in got):
+                found.append(mistake.hint)
+        return found
 
     def bench(self, case: Case, tag: str, event: dict, wall_ms: float) -> Problem | None:
         """Re-check the timed calls: the same buffers, refilled with fresh inputs, called once
@@ -77,6 +110,22 @@ class Checker:
             if problem is not None:
                 return problem
         return None
+
+
+MISTAKE_ELEMENTS = 1 << 22  # output elements above which no mistake is tried (it is slow there)
+_MISTAKES: dict[tuple, dict] = {}
+
+
+def mistake_functions(spec) -> dict:
+    """reference.py's mistake functions of a puzzle, loaded once per process and spec file."""
+    path = spec.directory / "reference.py"
+    key = (str(path), path.stat().st_mtime_ns if path.exists() else 0)
+    if key not in _MISTAKES:
+        try:
+            _MISTAKES[key] = load_mistakes(spec)
+        except Exception:  # a reference.py that does not import: the run says so elsewhere
+            _MISTAKES[key] = {}
+    return _MISTAKES[key]
 
 
 def buffer_check(

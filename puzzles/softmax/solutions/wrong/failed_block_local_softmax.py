@@ -1,4 +1,5 @@
 # expect: failed wrong-answer
+# mistake: block_local
 # Each program uses the maximum and sum of its own block only: right for N <= 1024, wrong beyond.
 import triton
 import triton.language as tl

@@ -1,4 +1,5 @@
 # expect: failed wrong-answer
+# mistake: no_max_subtraction
 # Sums exp(x) without subtracting the maximum: exp(1000) is inf in float32, and inf / inf is NaN.
 import os
 

@@ -1,4 +1,5 @@
 # expect: error compile-error
+# mistake: verdict did not compile
 # tl.arange needs a power-of-two range.
 import triton
 import triton.language as tl

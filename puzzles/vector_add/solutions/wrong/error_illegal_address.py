@@ -1,4 +1,5 @@
 # expect: error crash|cuda-error
+# mistake: verdict while case
 # Stores through address 2**44, which nothing maps: an illegal address on the GPU, a crash
 # in the interpreter.
 import triton

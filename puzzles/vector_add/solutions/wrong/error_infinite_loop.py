@@ -1,4 +1,5 @@
 # expect: error timeout
+# mistake: verdict an infinite loop
 # Never returns from Python.
 
 

@@ -1,4 +1,5 @@
 # expect: error timeout
+# mistake: verdict a kernel that never ends
 # A kernel whose loop condition never turns false.
 import triton
 import triton.language as tl

@@ -1,4 +1,5 @@
 # expect: error no-solve
+# mistake: verdict defines no function solve
 # The entry point is misspelled.
 
 

@@ -1,4 +1,5 @@
 # expect: error exit
+# mistake: verdict os._exit or sys.exit
 # Ends the process without unwinding: no exception for the judge to catch.
 import os
 

@@ -1,4 +1,5 @@
 # expect: error crash
+# mistake: verdict segmentation fault
 # Writes to a host address that is never mapped: the process dies from SIGSEGV.
 import ctypes
 

@@ -1,4 +1,5 @@
 # expect: error syntax-error
+# mistake: verdict syntax error
 # A missing colon after the def.
 import triton
 

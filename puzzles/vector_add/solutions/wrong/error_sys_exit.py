@@ -1,4 +1,5 @@
 # expect: error exit
+# mistake: verdict sys.exit
 # Calls sys.exit() from solve(), as if the judge would take that for success.
 import sys
 

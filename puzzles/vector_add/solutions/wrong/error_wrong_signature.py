@@ -1,4 +1,5 @@
 # expect: error bad-signature
+# mistake: verdict positional parameters
 # Forgets the output pointer.
 
 

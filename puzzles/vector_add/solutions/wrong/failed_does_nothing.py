@@ -1,4 +1,5 @@
 # expect: failed unwritten
+# mistake: unwritten
 # Launches a kernel that returns at once: c keeps whatever was there.
 import triton
 import triton.language as tl

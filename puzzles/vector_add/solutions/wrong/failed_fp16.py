@@ -1,4 +1,5 @@
 # expect: failed wrong-answer
+# mistake: precision
 # Adds in float16 to "save bandwidth": about three decimal digits survive.
 import triton
 import triton.language as tl

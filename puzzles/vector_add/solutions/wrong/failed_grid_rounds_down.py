@@ -1,4 +1,5 @@
 # expect: failed unwritten
+# mistake: grid
 # The grid is N // BLOCK_SIZE programs: the partial last block is never launched.
 import triton
 import triton.language as tl

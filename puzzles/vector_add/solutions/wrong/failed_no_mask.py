@@ -1,4 +1,5 @@
 # expect: failed out-of-bounds
+# mistake: mask
 # Loads and stores without a mask: the last block writes past the end of c.
 import triton
 import triton.language as tl

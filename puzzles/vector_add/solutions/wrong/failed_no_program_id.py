@@ -1,4 +1,5 @@
 # expect: failed unwritten
+# mistake: program_id
 # Every program handles the first block: the offsets never use tl.program_id.
 import triton
 import triton.language as tl

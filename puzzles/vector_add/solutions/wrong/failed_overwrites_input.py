@@ -1,4 +1,5 @@
 # expect: failed input-modified
+# mistake: input
 # Right answer in c, but it also writes the sum back into a.
 import triton
 import triton.language as tl

@@ -1,4 +1,5 @@
 # expect: rejected torch-in-solve
+# mistake: verdict used PyTorch to do the work
 # Wraps the raw addresses in tensors and lets PyTorch do the addition.
 import ctypes
 import os

@@ -293,6 +293,24 @@ def puzzle_page(spec: PuzzleSpec) -> Group:
     return Group(*parts)
 
 
+def hint_panels(spec: PuzzleSpec, shown: int) -> Group:
+    """The first `shown` hints of the puzzle's ladder, the newest last and brightest."""
+    total = len(spec.hints)
+    panels = [
+        Panel(
+            Text(h),
+            title=f"{spec.id} · hint {i + 1} of {total}",
+            border_style="cyan" if i == shown - 1 else "dim",
+        )
+        for i, h in enumerate(spec.hints[:shown])
+    ]
+    if not panels:
+        panels.append(Text(f"no hint seen yet: `tpuzzle hint {spec.id}` shows the first"))
+    elif shown < total:
+        panels.append(Text(f"{total - shown} more: `tpuzzle hint {spec.id}` again", style="dim"))
+    return Group(*panels)
+
+
 def _source_panel(spec: PuzzleSpec) -> Panel:
     src = spec.source
     lines = [

@@ -60,6 +60,15 @@ MIGRATIONS = (
     ALTER TABLE runs ADD COLUMN copy_pct REAL;
     ALTER TABLE runs ADD COLUMN shapes INTEGER;
     """,
+    """
+    -- how far each submitter has gone up each puzzle's ladder of hints (`tpuzzle hint`)
+    CREATE TABLE hints (
+        submitter TEXT NOT NULL,
+        puzzle TEXT NOT NULL,
+        shown INTEGER NOT NULL,            -- hints shown so far, from the first
+        PRIMARY KEY (submitter, puzzle)
+    );
+    """,
 )
 
 
@@ -280,3 +289,20 @@ def _tied(a: sqlite3.Row, b: sqlite3.Row) -> bool:
     """Spreads that overlap per bench.is_tie; a run without percentiles ties with nothing."""
     sa, sb = ((r["median_ms"], r["p20_ms"], r["p80_ms"]) for r in (a, b))
     return None not in sa + sb and is_tie(sa, sb)
+
+
+def hints_shown(conn: sqlite3.Connection, submitter: str, puzzle: str) -> int:
+    """How many of a puzzle's hints the submitter has seen."""
+    row = conn.execute(
+        "SELECT shown FROM hints WHERE submitter = ? AND puzzle = ?", (submitter, puzzle)
+    ).fetchone()
+    return int(row[0]) if row else 0
+
+
+def set_hints_shown(conn: sqlite3.Connection, submitter: str, puzzle: str, shown: int) -> None:
+    with conn:
+        conn.execute(
+            "INSERT INTO hints (submitter, puzzle, shown) VALUES (?, ?, ?) "
+            "ON CONFLICT (submitter, puzzle) DO UPDATE SET shown = excluded.shown",
+            (submitter, puzzle, shown),
+        )

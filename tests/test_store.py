@@ -200,7 +200,8 @@ def test_a_version_1_database_is_migrated_and_keeps_its_runs(tmp_path):
     store.insert(old, version_1_row(interpreted(), "bob"))
     old.close()
     conn = store.connect(path)
-    assert conn.execute("PRAGMA user_version").fetchone()[0] == 4 == len(store.MIGRATIONS)
+    assert conn.execute("PRAGMA user_version").fetchone()[0] == 5 == len(store.MIGRATIONS)
+    assert store.hints_shown(conn, "anyone", "vector_add") == 0  # the hints table is there
     columns = {r[1] for r in conn.execute("PRAGMA table_info(runs)")}
     assert columns >= {"context", "copy_pct", "shapes"}
     indexes = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'index'")}

@@ -142,6 +142,8 @@ class EnvInfo:
     peaks_tflops: dict[str, float] = field(default_factory=dict)  # measured matmul throughput
     read_gbps: float | None = None  # measured read bandwidth (a sum over a large buffer)
     copy_curve: dict[str, float] = field(default_factory=dict)  # bytes moved -> copy GB/s
+    capability: str = ""  # the GPU's compute capability, e.g. "9.0" ("" in the interpreter)
+    shared_memory_kb: int = 0  # shared memory one block may use (opted in), KiB
 
 
 @dataclass(frozen=True)

@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import replace
 from pathlib import Path
 
-from judge.core import check, visibility
+from judge.core import capability, check, visibility
 from judge.core.results import CaseResult, EnvInfo, Progress, RunReport, Timing, Verdict
 from judge.core.spec import Case, PuzzleSpec
 from judge.core.truth import CACHE as truth_cache
@@ -211,6 +211,9 @@ class Session:
             ready = self.worker.expect("ready", startup, "starting the worker")
         self.found.env = EnvInfo(**ready["env"])
         self.found.phases.update(ready.get("startup", {}))
+        lacking = capability.missing(self.spec, self.found.env)
+        if lacking is not None:  # refused before the submission is loaded
+            raise WorkerReported("error", "unsupported-device", lacking)
         with self.found.phase("calibration"):
             reference_times = self.before_submission()
         # the import runs submission code, which may launch work on the device

@@ -529,7 +529,25 @@ def environment(interpret: bool) -> dict:
     if not interpret:
         env["device"] = torch.cuda.get_device_name()
         env["driver"] = driver_version()
+        major, minor = torch.cuda.get_device_capability()
+        env["capability"] = f"{major}.{minor}"
+        env["shared_memory_kb"] = shared_memory_kb()
     return env
+
+
+def shared_memory_kb() -> int:
+    """Shared memory one block may opt in to, in KiB (0 where neither PyTorch nor Triton says)."""
+    props = torch.cuda.get_device_properties(torch.cuda.current_device())
+    found = getattr(props, "shared_memory_per_block_optin", 0)
+    if not found:
+        try:
+            from triton.runtime import driver
+
+            device = driver.active.get_current_device()
+            found = driver.active.utils.get_device_properties(device).get("max_shared_mem", 0)
+        except Exception:  # a Triton without the query
+            found = 0
+    return int(found) // 1024
 
 
 def driver_version() -> str:

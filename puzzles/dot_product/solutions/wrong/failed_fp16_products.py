@@ -1,4 +1,5 @@
 # expect: failed wrong-answer
+# mistake: precision
 # Loads a and b as float16 "to save bandwidth": each value keeps about three significant digits,
 # and so does every product.
 import triton

@@ -1,4 +1,5 @@
 # expect: failed wrong-answer
+# mistake: no_program_id
 # The offsets never use tl.program_id: every program adds the first block's products, so the
 # result is (number of programs) x (first block) once N is above the block size.
 import triton

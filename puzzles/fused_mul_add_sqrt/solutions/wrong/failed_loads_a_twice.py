@@ -1,4 +1,5 @@
 # expect: failed wrong-answer
+# mistake: loads_a_twice
 # A copy-pasted load reads a where b was meant: computes sqrt(a * a + c).
 import triton
 import triton.language as tl

@@ -1,4 +1,5 @@
 # expect: failed wrong-answer
+# mistake: sqrt_before_add
 # Takes the square root of the product only and adds c afterwards: sqrt(a * b) + c.
 import triton
 import triton.language as tl

@@ -1,4 +1,5 @@
 # expect: failed wrong-answer
+# mistake: constant_slope
 # Writes the slope itself for the negative inputs (0.01) instead of 0.01 times the input.
 import triton
 import triton.language as tl

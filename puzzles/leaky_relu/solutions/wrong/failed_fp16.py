@@ -1,4 +1,5 @@
 # expect: failed wrong-answer
+# mistake: precision
 # Computes in float16 to "save bandwidth": only about three decimal digits survive.
 import triton
 import triton.language as tl

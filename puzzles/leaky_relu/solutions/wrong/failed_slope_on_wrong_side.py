@@ -1,4 +1,5 @@
 # expect: failed wrong-answer
+# mistake: slope_on_wrong_side
 # The branches of tl.where are swapped: positives are scaled by 0.01, negatives pass through.
 import triton
 import triton.language as tl

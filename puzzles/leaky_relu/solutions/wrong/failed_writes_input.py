@@ -1,4 +1,5 @@
 # expect: failed input-modified
+# mistake: input
 # Works "in place": stores the activation back into input, and output is never written.
 import triton
 import triton.language as tl

@@ -1,4 +1,5 @@
 # expect: failed wrong-answer
+# mistake: mean_of_block_means
 # Each program takes the mean of its block with tl.sum(...) / BLOCK_SIZE, and the block means are
 # averaged: the masked lanes of a partial block count as zeros, so the answer is too small
 # whenever N is not a multiple of the block size.

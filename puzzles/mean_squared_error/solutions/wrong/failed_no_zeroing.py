@@ -1,4 +1,5 @@
 # expect: failed unwritten|wrong-answer
+# mistake: no_zeroing
 # Adds the partial means into mse[0] with atomics without zeroing it first: the garbage there
 # (a NaN) swallows every addition.
 import triton

@@ -1,4 +1,5 @@
 # expect: failed wrong-answer
+# mistake: sum_not_mean
 # Adds up the squared differences but never divides by N: the sum, not the mean (right only
 # when N = 1).
 import triton

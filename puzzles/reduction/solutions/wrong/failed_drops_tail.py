@@ -1,4 +1,5 @@
 # expect: failed wrong-answer
+# mistake: drops_tail
 # Launches N // BLOCK_SIZE programs (at least one): the values past the last full block are never
 # added once N is above the block size.
 import triton

@@ -1,4 +1,5 @@
 # expect: failed wrong-answer
+# mistake: precision
 # Converts the values to float16 "to halve the work" and sums each block in float16: about three
 # significant digits survive, far from a float32 sum.
 import triton

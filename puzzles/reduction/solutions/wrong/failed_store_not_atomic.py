@@ -1,4 +1,5 @@
 # expect: failed wrong-answer
+# mistake: store_not_atomic
 # Every program stores its partial sum into output[0] with tl.store instead of adding it with
 # tl.atomic_add: each store overwrites the last, so one block's sum is left, not the total.
 import triton

@@ -1,4 +1,5 @@
 # expect: failed wrong-answer
+# mistake: ascending_order
 # Writes the k largest values in ascending order (smallest of them first) instead of descending.
 import os
 

@@ -1,4 +1,5 @@
 # expect: failed wrong-answer
+# mistake: first_block_only
 # Sorts the first block of 1024 elements and writes its k largest: values past the first block
 # are never looked at.
 import triton

@@ -1,4 +1,5 @@
 # expect: failed out-of-bounds
+# mistake: mask
 # Writes all K_PAD = 128 candidates instead of the first k: the extra ones land past the end of
 # output.
 import os

@@ -41,3 +41,20 @@ LIBRARY = {
     "mul + 2 add_ into the output (3 torch ops)": in_output,
     "cuBLAS (torch.matmul, weights x planes)": weighted_planes,
 }
+
+
+# The mistakes of the wrong solutions, each computing what such a kernel writes (mistake_<name>,
+# named in puzzle.yaml's mistakes): a failing call that matches one gets its hint.
+
+
+def mistake_bgr_order(input, output, width, height):
+    """The planes taken as B, G, R: red weighted 0.114 and blue 0.299."""
+    b, g, r = input.view(3, height * width)
+    output.copy_(0.299 * r + 0.587 * g + 0.114 * b)
+
+
+def mistake_interleaved(input, output, width, height):
+    """The planar input read as interleaved RGBRGB...: pixel p at 3p, 3p + 1, 3p + 2."""
+    n = width * height
+    r, g, b = input[0 : 3 * n : 3], input[1 : 3 * n : 3], input[2 : 3 * n : 3]
+    output.copy_(0.299 * r + 0.587 * g + 0.114 * b)

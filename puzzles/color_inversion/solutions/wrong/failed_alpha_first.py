@@ -1,4 +1,5 @@
 # expect: failed wrong-answer
+# mistake: alpha_first
 # Takes the pixel layout for ARGB: keeps byte 0 (red) and inverts bytes 1, 2, 3 (alpha included).
 import triton
 import triton.language as tl

@@ -1,4 +1,5 @@
 # expect: failed wrong-answer
+# mistake: counts_pixels
 # Walks the buffer byte by byte but stops at width * height, the number of pixels: only the first
 # quarter of the image is inverted.
 import triton

@@ -1,4 +1,5 @@
 # expect: failed wrong-answer
+# mistake: inverts_alpha
 # Inverts every byte, the alpha channel too.
 import triton
 import triton.language as tl

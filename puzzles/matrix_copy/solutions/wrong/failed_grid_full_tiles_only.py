@@ -1,4 +1,5 @@
 # expect: failed unwritten
+# mistake: grid_rounds_down
 # Launches N // BLOCK programs along each axis: the partial tiles at the right and bottom edges
 # (and the whole matrix when N < BLOCK) are never copied.
 import triton

@@ -1,4 +1,5 @@
 # expect: failed unwritten
+# mistake: mask_uses_n
 # Copies the matrix as one long vector but masks with N instead of N * N: only the first row
 # arrives.
 import triton

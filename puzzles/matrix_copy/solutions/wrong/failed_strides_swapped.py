@@ -1,4 +1,5 @@
 # expect: failed wrong-answer
+# mistake: transposed
 # Reads A with the column index as the one multiplied by N (column-major), but writes B row-major:
 # B ends up as the transpose of A.
 import triton

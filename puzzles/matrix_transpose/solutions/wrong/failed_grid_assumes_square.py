@@ -1,4 +1,5 @@
 # expect: failed unwritten
+# mistake: grid_from_rows
 # Sizes both axes of the grid from rows, as if the matrix were square: when cols > rows the
 # right-hand columns of the input (the bottom rows of the output) are never transposed.
 import triton

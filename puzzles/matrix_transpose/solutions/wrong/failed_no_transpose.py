@@ -1,4 +1,5 @@
 # expect: failed wrong-answer
+# mistake: not_transposed
 # Stores the tile at the same offsets it was loaded from (row * cols + col): the output is a copy
 # of the input, not its transpose.
 import triton

@@ -1,4 +1,5 @@
 # expect: failed wrong-answer
+# mistake: minimum
 # Clamps with tl.minimum instead of tl.maximum: keeps the negatives and zeroes the positives.
 import triton
 import triton.language as tl

@@ -1,4 +1,5 @@
 # expect: failed out-of-bounds
+# mistake: mask
 # Stores the whole last block without a mask: the elements past N land after the end of output.
 import triton
 import triton.language as tl

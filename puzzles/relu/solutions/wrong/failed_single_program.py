@@ -1,4 +1,5 @@
 # expect: failed unwritten
+# mistake: grid
 # Launches one program, as if one block could hold any N: only the first 1024 elements are written.
 import triton
 import triton.language as tl

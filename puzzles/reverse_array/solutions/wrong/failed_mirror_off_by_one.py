@@ -1,4 +1,5 @@
 # expect: failed out-of-bounds
+# mistake: mirror_off_by_one
 # Mirrors index i to N - i instead of N - 1 - i: the first swap writes one element past the end.
 import triton
 import triton.language as tl

@@ -1,4 +1,5 @@
 # expect: failed wrong-answer
+# mistake: overwrites_unread
 # Each program loads its own block and stores it, reversed, at the mirrored place, as if there were
 # a separate output: a program can overwrite values that a later program has not read yet.
 import triton

@@ -1,4 +1,5 @@
 # expect: failed wrong-answer
+# mistake: swaps_twice
 # Swaps every index with its mirror, not just the first half: each pair is swapped twice, once
 # from each end, so the blocks of pairs that two different programs share come back unreversed.
 import triton

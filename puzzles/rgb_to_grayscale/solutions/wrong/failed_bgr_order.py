@@ -1,4 +1,5 @@
 # expect: failed wrong-answer
+# mistake: bgr_order
 # Takes the first plane for blue and the last for red (BGR, as OpenCV stores images): red gets
 # blue's weight 0.114 and blue gets red's 0.299.
 import triton

@@ -1,4 +1,5 @@
 # expect: failed wrong-answer
+# mistake: precision
 # Converts the channels to float16 before the weighted sum, "to save bandwidth": about three
 # decimal digits survive, far from float32's seven.
 import triton

@@ -1,4 +1,5 @@
 # expect: failed wrong-answer
+# mistake: interleaved
 # Reads the image as interleaved RGBRGB... (HWC, pixel p at 3p, 3p + 1, 3p + 2) although the input
 # is planar (CHW): channel c of pixel p is at c * height * width + p.
 import triton

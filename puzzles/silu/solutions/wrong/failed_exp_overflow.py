@@ -1,4 +1,5 @@
 # expect: failed wrong-answer
+# mistake: exp_overflow
 # Writes the sigmoid as exp(x) / (1 + exp(x)): exp(x) overflows float32 for x > 88.7, and
 # inf / inf is NaN.
 import triton

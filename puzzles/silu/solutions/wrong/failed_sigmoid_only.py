@@ -1,4 +1,5 @@
 # expect: failed wrong-answer
+# mistake: sigmoid_only
 # Stores sigmoid(x) and forgets to multiply it by x.
 import triton
 import triton.language as tl

@@ -21,3 +21,19 @@ def reference(input, kernel, output, input_size, kernel_size):
         # as every deep-learning "convolution" is).
         result = F.conv1d(input.view(1, 1, input_size), kernel.view(1, 1, kernel_size))
         output.copy_(result.view(output_size))
+
+
+# The mistakes of the wrong solutions, each computing what such a kernel writes (mistake_<name>,
+# named in puzzle.yaml's mistakes): a failing call that matches one gets its hint.
+
+
+def mistake_drops_kernel_tail(input, kernel, output, input_size, kernel_size, k_block=32):
+    """Only the whole chunks of 32 taps summed: the last kernel_size % 32 taps count as zero."""
+    kept = kernel.clone()
+    kept[kernel_size // k_block * k_block :] = 0
+    reference(input, kept, output, input_size, kernel_size)
+
+
+def mistake_flipped_kernel(input, kernel, output, input_size, kernel_size):
+    """A true convolution: the kernel read back to front."""
+    reference(input, kernel.flip(0), output, input_size, kernel_size)

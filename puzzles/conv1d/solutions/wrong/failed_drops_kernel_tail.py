@@ -1,4 +1,5 @@
 # expect: failed wrong-answer
+# mistake: drops_kernel_tail
 # Walks the kernel in chunks of K_BLOCK taps but only over whole chunks: the last
 # kernel_size % K_BLOCK taps (every tap, when kernel_size < K_BLOCK) are never summed.
 import triton

@@ -1,4 +1,5 @@
 # expect: failed wrong-answer
+# mistake: flipped_kernel
 # Flips the kernel (input[i + j] * kernel[kernel_size - 1 - j]): that is the textbook convolution,
 # but the puzzle asks for the cross-correlation, as deep-learning libraries compute it.
 import triton

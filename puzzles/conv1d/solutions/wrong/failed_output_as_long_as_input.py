@@ -1,4 +1,5 @@
 # expect: failed out-of-bounds
+# mistake: mask
 # Sizes the output as input_size (as if the input were zero-padded at the end) instead of
 # input_size - kernel_size + 1: the last kernel_size - 1 stores land past the end of the output.
 import triton

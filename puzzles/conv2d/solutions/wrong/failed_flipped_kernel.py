@@ -1,4 +1,5 @@
 # expect: failed wrong-answer
+# mistake: flipped_kernel
 # Flips the kernel (a true convolution): output[i][j] uses kernel[kernel_rows-1-m][kernel_cols-1-n]
 # where the puzzle's cross-correlation uses kernel[m][n].
 import triton

@@ -1,4 +1,5 @@
 # expect: failed unwritten
+# mistake: output_one_short
 # Sizes the output input - kernel instead of input - kernel + 1: it computes one row and one
 # column too few, laid out with a row stride one too short, and leaves the rest unwritten.
 import triton

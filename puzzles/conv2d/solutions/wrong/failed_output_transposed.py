@@ -1,4 +1,5 @@
 # expect: failed wrong-answer
+# mistake: output_transposed
 # Swaps rows and columns when storing: output[j * out_rows + i] instead of output[i * out_cols + j].
 import triton
 import triton.language as tl

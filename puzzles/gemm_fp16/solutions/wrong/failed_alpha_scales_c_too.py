@@ -1,4 +1,5 @@
 # expect: failed wrong-answer
+# mistake: alpha_scales_c_too
 # Computes alpha * (A @ B + beta * C): the old C is scaled by alpha * beta instead of beta.
 import triton
 import triton.language as tl

@@ -1,4 +1,5 @@
 # expect: failed wrong-answer
+# mistake: b_read_transposed
 # Reads B[k, n] at k + n*K, as if B were stored N x K: every load stays in bounds, but the
 # product is A times the wrong matrix.
 import triton

@@ -1,4 +1,5 @@
 # expect: failed wrong-answer
+# mistake: ignores_beta
 # Stores alpha * (A @ B) and forgets beta * C: the old values of C are simply overwritten.
 import triton
 import triton.language as tl

@@ -1,4 +1,5 @@
 # expect: failed wrong-answer
+# mistake: counts_padding
 # Loads the last, partial block with other=0 and counts it whole: every lane past N adds a
 # phantom 0 to bin 0.
 import triton

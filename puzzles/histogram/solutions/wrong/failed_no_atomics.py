@@ -1,4 +1,5 @@
 # expect: failed wrong-answer
+# mistake: no_atomics
 # Increments the counts with a plain load, add and store per element: when a block holds the same
 # value twice, both lanes read the same old count and both write old + 1, so counts are lost
 # (and programs running at once overwrite each other's updates on the GPU).

@@ -1,4 +1,5 @@
 # expect: failed unwritten|wrong-answer
+# mistake: no_zeroing
 # Adds the block counts into the histogram with atomics without zeroing it first: every count
 # sits on top of the garbage that was there.
 import triton

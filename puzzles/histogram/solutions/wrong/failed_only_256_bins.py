@@ -1,4 +1,5 @@
 # expect: failed wrong-answer
+# mistake: only_256_bins
 # Hard-codes 256 bins, the benchmark's: tl.histogram(values, 256) never counts a value of 256 or
 # more, so the upper bins of a larger histogram stay at zero.
 import triton

@@ -1,4 +1,5 @@
 # expect: failed wrong-answer
+# mistake: block_local_scan
 # Scans each block on its own: every block after the first is missing the total of the blocks
 # before it.
 import triton

@@ -1,4 +1,5 @@
 # expect: failed wrong-answer
+# mistake: exclusive_scan
 # Computes an exclusive scan, output[i] = input[0] + ... + input[i-1]: every output misses its
 # own element (and output[0] is 0).
 import os

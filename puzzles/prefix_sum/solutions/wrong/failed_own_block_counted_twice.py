@@ -1,4 +1,5 @@
 # expect: failed wrong-answer
+# mistake: own_block_counted_twice
 # Adds the scan of the block totals up to and including its own block: each block counts its
 # own total twice.
 import os

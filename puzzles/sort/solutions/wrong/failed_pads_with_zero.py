@@ -1,4 +1,5 @@
 # expect: failed wrong-answer
+# mistake: pads_with_zero
 # Pads the last block with 0.0 instead of +inf: the zeros sort in among the data and push the
 # largest values out of the first N places.
 import os

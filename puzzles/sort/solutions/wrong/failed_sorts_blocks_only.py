@@ -1,4 +1,5 @@
 # expect: failed wrong-answer
+# mistake: sorts_blocks_only
 # Sorts each block of 1024 elements and stops: the blocks are never merged with each other.
 import triton
 import triton.language as tl

@@ -1,4 +1,5 @@
 # expect: failed out-of-bounds
+# mistake: mask
 # When one block holds everything, stores the whole padded block: the +inf padding lands past
 # the end of data.
 import os

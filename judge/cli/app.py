@@ -14,7 +14,7 @@ from typing import Annotated
 
 import typer
 
-from judge.cli import classes, hints, importing, progress, report
+from judge.cli import classes, hints, importing, profiling, progress, report
 from judge.cli import server as server_commands
 from judge.cli.options import (
     DbOpt,
@@ -220,6 +220,7 @@ app.command()(classes.grade)
 app.command()(classes.merge)
 app.command("import")(importing.import_)
 app.command()(hints.hint)
+app.command()(profiling.profile)
 
 
 @app.command()

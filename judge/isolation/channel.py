@@ -265,23 +265,27 @@ def launch(
     gpu: int | None,
     sanitizer: Path | None = None,
     environ: dict[str, str] | None = None,
+    prefix: tuple[str, ...] = (),
 ) -> WorkerProcess:
     """A fresh worker for one submission, in a new job directory: forked from this process's
     zygote, else started from nothing. With `sanitizer` (compute-sanitizer's path) the worker
-    runs under memcheck. `environ` stands for this process's environment (a judge server judging
-    for a client passes the client's)."""
+    runs under memcheck; with a command `prefix` (a profiler's), started from nothing under it.
+    `environ` stands for this process's environment (a judge server judging for a client passes
+    the client's)."""
     job_dir = Path(tempfile.mkdtemp(prefix="tpuzzle-", dir=job_root()))
     job = {
         "spec": str(spec_file),
         "submission": str(Path(submission).resolve()),
         "interpret": interpret,
         "launched": time.monotonic(),
-        "parent": None if sanitizer else os.getpid(),
+        "parent": None if sanitizer or prefix else os.getpid(),
     }
     (job_dir / "job.json").write_text(json.dumps(job))
     environ = dict(os.environ if environ is None else environ)
-    worker = start_in(job_dir, Path(submission), interpret, gpu, sanitizer, environ)
-    worker.relaunch = lambda: launch(spec_file, submission, interpret, gpu, sanitizer, environ)
+    worker = start_in(job_dir, Path(submission), interpret, gpu, sanitizer, environ, prefix)
+    worker.relaunch = lambda: launch(
+        spec_file, submission, interpret, gpu, sanitizer, environ, prefix
+    )
     return worker
 
 
@@ -292,9 +296,10 @@ def start_in(
     gpu: int | None,
     sanitizer: Path | None,
     environ: dict[str, str],
+    prefix: tuple[str, ...] = (),
 ) -> WorkerProcess:
     """The worker of a job directory: forked from the zygote where it can be, else started from
-    nothing (always under the sanitizer)."""
+    nothing (always under the sanitizer, or a profiler's command `prefix`)."""
     env = worker_env(job_dir, interpret, gpu, environ)
     kept = compiled_dir(submission, environ)
     if kept is not None:
@@ -302,6 +307,8 @@ def start_in(
     if sanitizer is not None:
         env.update(sanitize.worker_env())
         return WorkerProcess.start(job_dir, env, interpret, sanitize.wrapper(sanitizer, job_dir))
+    if prefix:
+        return WorkerProcess.start(job_dir, env, interpret, list(prefix))
     spawner = zygote(interpret)
     if spawner is not None:
         try:

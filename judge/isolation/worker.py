@@ -35,6 +35,7 @@ from judge.isolation.ledger import StoreLedger
 from judge.isolation.tuning import TuningPolicy
 
 # PyTorch operations a solve() may use: allocating scratch memory and views of it.
+PROFILE_RANGE = "tpuzzle-profile"  # the NVTX range around the profiled call of solve()
 ALLOWED_OPS = {
     "empty",
     "empty_strided",
@@ -194,6 +195,23 @@ class Worker:
         clock.lap("dump_s")
         self.alone()
         self.send("case_done", foreign=foreign, seconds=clock.laps)
+
+    def op_profile(self, cmd: dict) -> None:
+        """One call of solve() for a profiler (`tpuzzle profile`): the case's buffers, a first
+        call that compiles and tunes, then the call profiled, alone inside the PROFILE_RANGE
+        range; its buffers are left for the parent to check."""
+        self.tuning.quick = True
+        [(seed, paths)] = input_sets(cmd)
+        fulls, initial, pointer_args = self.prepare(cmd, seed, paths)
+        self.call(pointer_args)
+        self.reset(fulls, cmd["sizes"], initial)
+        torch.cuda.nvtx.range_push(PROFILE_RANGE)
+        try:
+            self.call(pointer_args)
+        finally:
+            torch.cuda.nvtx.range_pop()
+        self.dump(fulls, cmd["tag"])
+        self.send("profiled")
 
     def op_bench(self, cmd: dict) -> None:
         self.tuning.forget_quick_choices()

@@ -122,6 +122,14 @@ def run(
         ),
     ] = False,
     recalibrate: RecalibrateOpt = False,
+    visualize: Annotated[
+        Path | None,
+        typer.Option(
+            help="Also draw one small case (--size, else the first failing case, else the "
+            "smallest) into this PNG, run in the interpreter: which program loaded and stored "
+            "each element (needs matplotlib)."
+        ),
+    ] = None,
     use_server: Annotated[
         bool,
         typer.Option(
@@ -138,6 +146,8 @@ def run(
 
     spec = registry.get(puzzle, registry.puzzles_root(puzzles))
     cases = (custom_case(spec, size, seed, draw),) if size else None
+    if visualize is not None:
+        needs_matplotlib("--visualize")
     fields = client.run_fields(submission, interpret, timing, cases, timeout, gpu, sanitize)
     fields.update(recalibrate=recalibrate)
     with progress.run_progress() as shown:
@@ -151,7 +161,33 @@ def run(
         typer.echo(json.dumps(finite(result.to_dict())))
     else:
         report.console().print(report.run_report(result, rank, show_output=output))
+    if visualize is not None:
+        pictured(spec, submission, result, cases[0] if cases else None, visualize)
     raise typer.Exit(0 if result.passed else 1)
+
+
+def pictured(spec: PuzzleSpec, submission: Path, result, chosen: Case | None, png: Path) -> None:
+    """Draw the chosen case, else the first failing one a student may see, else the smallest
+    test the interpreter runs."""
+    from judge.cli import visualize as drawing
+    from judge.isolation import trace
+
+    by_name = {c.name: c for c in spec.tests}
+    failing = [
+        dataclasses.replace(by_name[c.name], seed=c.seed)
+        for c in result.cases
+        if c.status not in ("passed", "skipped") and not c.hidden and c.name in by_name
+    ]
+    if chosen is None and failing:
+        small = [c for c in failing if trace.elements(spec, c) <= trace.DRAWN_WELL]
+        chosen = max(small, key=lambda c: trace.elements(spec, c)) if small else failing[0]
+    if chosen is None:
+        visible = [c for c in spec.tests if c.interpret and c.visibility != "hidden"]
+        chosen = min(visible or spec.tests, key=lambda c: sum(v for _, v in c.sizes))
+    accesses = trace.traced(spec, submission, chosen)
+    title = f"{spec.id} · {submission.name} · case {chosen.name} (seed {chosen.seed})"
+    drawing.draw(accesses, title, png)
+    typer.echo(f"wrote {png}: case {chosen.name}, every load and store by program", err=True)
 
 
 @app.command()
@@ -209,11 +245,11 @@ def bench(
     raise typer.Exit(0 if benched.passed else 1)
 
 
-def needs_matplotlib() -> None:
+def needs_matplotlib(option: str = "--plot") -> None:
     from judge.cli import plot
 
     if plot.missing():
-        raise JudgeError(f"--plot needs matplotlib: {plot.missing()}")
+        raise JudgeError(f"{option} needs matplotlib: {plot.missing()}")
 
 
 app.command()(classes.grade)

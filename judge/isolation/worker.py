@@ -213,6 +213,25 @@ class Worker:
         self.dump(fulls, cmd["tag"])
         self.send("profiled")
 
+    def op_trace(self, cmd: dict) -> None:
+        """One call in the interpreter with every load and store recorded by program, saved to
+        the file the parent named (`tpuzzle run --visualize`)."""
+        from judge.isolation.trace import AccessRecorder
+
+        [(seed, paths)] = input_sets(cmd)
+        fulls, _, pointer_args = self.prepare(cmd, seed, paths)
+        recorder = AccessRecorder()
+        if not recorder.install():
+            raise LoadError("trace", "this Triton's interpreter cannot record accesses")
+        with recorder.recording():
+            self.call(pointer_args)
+        buffers = {}
+        for lay in inputs.layouts(self.spec, cmd["sizes"]):
+            data = inputs.data_view(fulls[lay.arg.name], lay)
+            buffers[lay.arg.name] = (data.data_ptr(), data.element_size(), lay.n, lay.guard)
+        recorder.save(Path(cmd["file"]), buffers)
+        self.send("traced")
+
     def op_bench(self, cmd: dict) -> None:
         self.tuning.forget_quick_choices()
         self.tuning.quick = False

@@ -288,9 +288,23 @@ def puzzle_page(spec: PuzzleSpec) -> Group:
     ]
     if spec.example:
         parts.append(Panel(Text(spec.example), title="example", border_style="dim"))
+    if spec.requires.any:
+        parts.append(Text(f"requires: {_requires(spec)}"))
+    if spec.hints:
+        parts.append(Text(f"stuck? {len(spec.hints)} hints, one at a time: tpuzzle hint {spec.id}"))
     if spec.source is not None:
         parts.append(_source_panel(spec))
     return Group(*parts)
+
+
+def _requires(spec: PuzzleSpec) -> str:
+    needs = spec.requires
+    said = [f"compute capability {needs.capability[0]}.{needs.capability[1]}"]
+    said += ["bfloat16"] * needs.bf16 + ["float16 tensor cores"] * needs.fp16_tensor_cores
+    said += [f"{needs.shared_memory_kb} KiB of shared memory per block"] * bool(
+        needs.shared_memory_kb
+    )
+    return ", ".join(said)
 
 
 def hint_panels(spec: PuzzleSpec, shown: int) -> Group:

@@ -1,4 +1,5 @@
 # expect: failed wrong-answer
+# mistake: mask_off_by_one
 # The causal mask keeps keys j < i only, dropping the diagonal: query i never sees its own
 # key, and row 0 sees nothing at all.
 import math

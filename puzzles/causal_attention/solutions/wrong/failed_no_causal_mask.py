@@ -1,4 +1,5 @@
 # expect: failed wrong-answer
+# mistake: no_causal_mask
 # Every query attends to every key: the loop runs to N and masks only the padding past N.
 import math
 

@@ -1,4 +1,5 @@
 # expect: failed wrong-answer
+# mistake: no_rescale
 # The running maximum is updated, but the running sums are not rescaled by exp(old - new)
 # when it grows: earlier blocks of keys keep weights relative to a stale maximum.
 import math

@@ -1,4 +1,5 @@
 # expect: failed wrong-answer
+# mistake: eps_outside_sqrt
 # Adds eps to the standard deviation, (x - mean) / (sqrt(var) + eps), not inside the root.
 import triton
 import triton.language as tl

@@ -1,4 +1,5 @@
 # expect: failed wrong-answer
+# mistake: padding_in_variance
 # Centres without re-masking: each padded column adds (0 - mean)^2 to the variance.
 import triton
 import triton.language as tl

@@ -1,4 +1,5 @@
 # expect: failed wrong-answer
+# mistake: unbiased_variance
 # Divides the sum of squares by C - 1 (torch.var's default), not by C: off by 1/(2C), NaN at C = 1.
 import triton
 import triton.language as tl

@@ -1,4 +1,5 @@
 # expect: failed wrong-answer
+# mistake: accumulator_overwritten
 # Assigns each step's product to the accumulator instead of adding it: only the last BLOCK_N
 # columns of A (rows of B) count once N > BLOCK_N.
 import triton

@@ -1,4 +1,5 @@
 # expect: failed wrong-answer
+# mistake: b_read_transposed
 # Reads B[n, k] at n + k*N, as if B were stored K x N (the usual naming mixed up with LeetGPU's):
 # every load stays in bounds, but the product is A times the wrong matrix.
 import triton

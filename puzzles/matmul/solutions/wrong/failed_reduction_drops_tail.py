@@ -1,4 +1,5 @@
 # expect: failed wrong-answer
+# mistake: reduction_drops_tail
 # The loop runs N // BLOCK_N times, rounding down: the last, partial step of the reduction is
 # skipped (and with N < BLOCK_N nothing is added at all).
 import triton

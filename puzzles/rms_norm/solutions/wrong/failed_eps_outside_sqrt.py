@@ -1,4 +1,5 @@
 # expect: failed wrong-answer
+# mistake: eps_outside_sqrt
 # Adds eps to the root mean square, x / (sqrt(mean square) + eps), instead of inside the root.
 import triton
 import triton.language as tl

@@ -1,4 +1,5 @@
 # expect: failed wrong-answer
+# mistake: mean_over_block_size
 # Averages the squares over BLOCK_SIZE (the padded width), not C: wrong unless C is a power of 2.
 import triton
 import triton.language as tl

@@ -1,4 +1,5 @@
 # expect: failed out-of-bounds
+# mistake: mask
 # Packs several short rows per program but masks only the columns: the last program runs past N.
 import triton
 import triton.language as tl

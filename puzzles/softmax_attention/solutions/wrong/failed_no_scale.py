@@ -1,4 +1,5 @@
 # expect: failed wrong-answer
+# mistake: no_scale
 # The scores are Q K^T without the division by sqrt(d): the softmax comes out far too sharp.
 import triton
 import triton.language as tl

@@ -1,4 +1,5 @@
 # expect: failed wrong-answer
+# mistake: tail_keys_unmasked
 # The padding keys of the last block (past N) are loaded as zeros but not masked to -inf:
 # each gets score 0 and a share of the softmax.
 import math

@@ -1,4 +1,5 @@
 # expect: failed wrong-answer
+# mistake: no_max_subtraction
 # Divides exp(x) by the row sum of exp(x), no max subtracted: exp(1000) is inf, inf / inf NaN.
 import triton
 import triton.language as tl

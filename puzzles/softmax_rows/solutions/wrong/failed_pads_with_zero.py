@@ -1,4 +1,5 @@
 # expect: failed wrong-answer
+# mistake: pads_with_zero
 # Masked columns load 0.0, not -inf: each padding lane adds exp(0 - max) to its row's sum.
 import triton
 import triton.language as tl

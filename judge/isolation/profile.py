@@ -11,8 +11,6 @@ for Nsight Compute's GUI) and a CSV of every metric are written beside.
 
 from __future__ import annotations
 
-import os
-import shutil
 import subprocess
 import time
 from dataclasses import dataclass
@@ -21,7 +19,7 @@ from pathlib import Path
 from judge.core.spec import Case, PuzzleSpec
 from judge.core.truth import load_reference
 from judge.errors import JudgeError
-from judge.isolation import channel
+from judge.isolation import channel, tools
 from judge.isolation.metrics import Kernel, kernels
 from judge.isolation.plan import Plan
 from judge.isolation.truths import Truths
@@ -51,18 +49,11 @@ class Profile:
 
 def find_tool() -> Path:
     """ncu: TPUZZLE_NCU, PATH, $CUDA_HOME/bin, /usr/local/cuda/bin."""
-    candidates = [os.environ.get(TOOL_ENV), shutil.which("ncu")]
-    for home in (os.environ.get("CUDA_HOME"), os.environ.get("CUDA_PATH"), "/usr/local/cuda"):
-        if home:
-            candidates.append(str(Path(home) / "bin" / "ncu"))
-    for candidate in candidates:
-        if candidate and os.access(candidate, os.X_OK) and Path(candidate).is_file():
-            return Path(candidate)
-    raise JudgeError(
+    needed = (
         "tpuzzle profile needs NVIDIA Nsight Compute (ncu, in the CUDA toolkit or the "
-        "nsight-compute package): not found on PATH, in $CUDA_HOME/bin or /usr/local/cuda/bin; "
-        f"set {TOOL_ENV} to its path"
+        "nsight-compute package)"
     )
+    return tools.find("ncu", TOOL_ENV, needed)
 
 
 def ready() -> Path:

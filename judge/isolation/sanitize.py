@@ -9,14 +9,12 @@ access past it is seen rather than landing in a neighbour from the same cached b
 
 from __future__ import annotations
 
-import os
 import re
-import shutil
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 from judge.core.results import RunReport, Verdict
-from judge.errors import JudgeError
+from judge.isolation import tools
 
 TOOL_ENV = "TPUZZLE_COMPUTE_SANITIZER"  # the tool's path, when it is not found by itself
 LOG_NAME = "sanitizer.log"
@@ -53,17 +51,8 @@ class Findings:
 
 def find_tool() -> Path:
     """compute-sanitizer: TPUZZLE_COMPUTE_SANITIZER, PATH, $CUDA_HOME/bin, /usr/local/cuda/bin."""
-    candidates = [os.environ.get(TOOL_ENV), shutil.which("compute-sanitizer")]
-    for home in (os.environ.get("CUDA_HOME"), os.environ.get("CUDA_PATH"), "/usr/local/cuda"):
-        if home:
-            candidates.append(str(Path(home) / "bin" / "compute-sanitizer"))
-    for candidate in candidates:
-        if candidate and os.access(candidate, os.X_OK) and Path(candidate).is_file():
-            return Path(candidate)
-    raise JudgeError(
-        "--sanitize needs NVIDIA's compute-sanitizer (it comes with the CUDA toolkit): not found "
-        f"on PATH, in $CUDA_HOME/bin or /usr/local/cuda/bin; set {TOOL_ENV} to its path"
-    )
+    needed = "--sanitize needs NVIDIA's compute-sanitizer (it comes with the CUDA toolkit)"
+    return tools.find("compute-sanitizer", TOOL_ENV, needed)
 
 
 def wrapper(tool: Path, job_dir: Path) -> list[str]:

@@ -185,8 +185,11 @@ def merge(
     roster: RosterOpt = None,
     puzzles: PuzzlesOpt = None,
 ) -> None:
-    """Join the JSON of several `tpuzzle grade --shard` runs into one class table, and write
-    the files of the class as one grading would."""
+    """Join the JSON of several `tpuzzle grade --shard` runs into one class table.
+
+    Writes the class's files (JSON, JUnit, Markdown, CSV, Gradescope, Canvas) as one grading
+    would.
+    """
     from judge.records import gradebook, grading, scoring
 
     catalogue_root = registry.puzzles_root(puzzles)

@@ -24,8 +24,10 @@ def hint(
     puzzles: PuzzlesOpt = None,
     db: DbOpt = None,
 ) -> None:
-    """The next hint of the puzzle's ladder (from the idea to the kernel's shape, never its
-    code); the ones seen are remembered, so each call goes one step further."""
+    """The next hint of the puzzle's ladder, from the idea to the kernel's shape.
+
+    Never its code. The hints seen are remembered, so each call goes one step further.
+    """
     spec = registry.get(puzzle, registry.puzzles_root(puzzles))
     who = submitter or store.default_submitter()
     conn = open_db(db)

@@ -35,11 +35,12 @@ def import_(
         typer.Option(help="Largest inputs stored for one case made by code, in MiB."),
     ] = 64,
 ) -> None:
-    """Convert a checkout's problems into tpuzzle puzzles, on this machine, into your folder.
+    """Convert your checkout of LeetGPU's or GPU MODE's problems into tpuzzle puzzles.
 
-    Their code runs (in processes of their own, on the CPU): import only from a checkout you
-    trust, at a commit you chose. Nothing converted is shipped with tpuzzle; each puzzle records
-    its source, commit and licence, which `tpuzzle show` prints.
+    The puzzles go into your own folder, on this machine. Their code runs (in processes of
+    their own, on the CPU): import only from a checkout you trust, at a commit you chose.
+    Nothing converted is shipped with tpuzzle; each puzzle records its source, commit and
+    licence, which `tpuzzle show` prints.
     """
     if jobs < 1:
         raise JudgeError(f"--jobs {jobs}: expected at least 1")

@@ -31,9 +31,12 @@ def profile(
     gpu: Annotated[int | None, typer.Option(help="CUDA device index.")] = None,
     puzzles: PuzzlesOpt = None,
 ) -> None:
-    """Profile one call of FILE on the puzzle's benchmark case with NVIDIA Nsight Compute (ncu),
-    alone in a worker of its own: per kernel, the figures that explain its speed and what they
-    say. It needs a GPU and ncu (PATH, $CUDA_HOME/bin, or TPUZZLE_NCU)."""
+    """Profile one call of FILE with NVIDIA Nsight Compute: what bounds each kernel's speed.
+
+    The call runs on the puzzle's first benchmark shape (or --size), alone in a worker of its
+    own; per kernel, the figures that explain its speed and what they say. It needs a GPU and
+    ncu (PATH, $CUDA_HOME/bin, or TPUZZLE_NCU).
+    """
     from judge.cli.app import custom_case
     from judge.isolation import profile as profiling
 

@@ -210,7 +210,7 @@ def merge(
     marks = scoring.assess(graded, specs, course.rules, secret)
     outputs = batches.Outputs(json_file, junit, markdown, csv_file)
     batches.write_grading(graded, meta, outputs, marks)
-    warnings, _ = courses.write(graded, specs, course, secret, one_student=False)
+    warnings, _ = courses.write(graded, specs, course, secret, one_student=False, marks=marks)
     for warning in warnings:
         typer.secho(f"warning: {warning}", fg="yellow", err=True)
     report.console().print(report.class_tables(grading.class_table(graded)))

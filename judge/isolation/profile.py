@@ -20,7 +20,7 @@ from judge.core.spec import Case, PuzzleSpec
 from judge.core.truth import load_reference
 from judge.errors import JudgeError
 from judge.isolation import channel, tools
-from judge.isolation.metrics import Kernel, kernels
+from judge.isolation.metrics import Kernel, kernels, rows
 from judge.isolation.plan import Plan
 from judge.isolation.truths import Truths
 from judge.isolation.verify import Checker
@@ -102,13 +102,14 @@ def profile(
     finally:
         channel.discard(worker)
     csv = out / f"{spec.id}.csv"
-    rows = _export(tool, report, csv)
-    device = rows[0].get("device__attribute_display_name", "") if rows else ""
+    metric_rows = _export(tool, report, csv)
+    first = metric_rows[0] if metric_rows else {}
+    device = first.get("device__attribute_display_name", "")
     return Profile(
         spec.id,
         str(submission),
         chosen.name,
-        kernels(rows),
+        kernels(metric_rows),
         answer,
         report,
         csv,
@@ -147,6 +148,4 @@ def _export(tool: Path, report: Path, csv: Path) -> list[dict[str, str]]:
     if done.returncode != 0:
         raise JudgeError(f"ncu --import {report}: {done.stderr.strip().splitlines()[-1:]}")
     csv.write_text(done.stdout)
-    from judge.isolation.metrics import rows
-
     return rows(done.stdout)

@@ -352,7 +352,9 @@ def grade(
     secret = bool(plan.setup.options.secret)
     marks = scoring.assess(graded, plan.specs, plan.course.rules, secret)
     write_grading(graded, plan.meta, outputs or Outputs(), marks)
-    warnings, lines = courses.write(graded, plan.specs, plan.course, secret, plan.one_student)
+    warnings, lines = courses.write(
+        graded, plan.specs, plan.course, secret, plan.one_student, marks=marks
+    )
     interpreted = bool(plan.setup.options.interpret)
     return Grading(graded, interpreted, len(resumed), tuple(warnings), tuple(lines))
 

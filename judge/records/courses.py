@@ -111,11 +111,14 @@ def write(
     secret: bool,
     one_student: bool,
     now: datetime | None = None,
+    marks: Sequence[scoring.StudentMark] | None = None,
 ) -> tuple[list[str], list[str]]:
     """Every platform file asked for: (warnings, lines for stdout: GitHub Classroom's results,
     `student<TAB>BASE64` per student of a class or the bare BASE64 of one student's
-    repository)."""
-    marks = scoring.assess(graded, specs, course.rules, secret)
+    repository). `marks`: the class's marks under the course's policy, when the caller has
+    assessed them already."""
+    if marks is None:
+        marks = scoring.assess(graded, specs, course.rules, secret)
     warnings: list[str] = []
     if course.gradescope is not None:
         write_gradescope(marks, specs, course.gradescope, secret, one_student)

@@ -264,7 +264,7 @@ def test_measurements_are_cached_per_key_and_taken_again_once_on_recalibrate(
     monkeypatch.setattr(measure, "_MEASURED_HERE", set())
     worker = FakeWorker()
     session = runner.Session(
-        vector_add, vector_add.directory / "template.py", runner.RunOptions(), worker
+        vector_add, vector_add.directory / "template.py", runner.RunOptions(), worker, timer=worker
     )
     args = (
         "reference",
@@ -286,6 +286,7 @@ def test_measurements_are_cached_per_key_and_taken_again_once_on_recalibrate(
         vector_add.directory / "template.py",
         runner.RunOptions(recalibrate=True),
         worker,
+        timer=worker,
     )
     monkeypatch.setattr(measure, "_MEASURED_HERE", set())  # a new process
     assert fresh.measured(*args) == 3  # measured again, once

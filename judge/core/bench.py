@@ -1,6 +1,6 @@
 """Timing: triton.testing.do_bench, statistics, throughput and speed of light.
 
-The measuring functions (`time_calls`, `cross_check`, `calibrate`) run in the worker, on the
+The measuring functions (`time_calls`, `calibrate`) run in the timer, on the
 device; the arithmetic (`summarize`, `throughput`, `consistent`) is pure and runs in the parent.
 """
 
@@ -28,22 +28,25 @@ HEAD_START_US = 200  # the device's least wait after each flush while the host q
 HEAD_START_HOST_FACTOR = 3  # ... and at least this many times the host time of one call
 COPY_CURVE_MIB = (1, 4, 16, 64, 256, 1024, 2048)  # copies calibrated, in MiB moved (read + write)
 READ_MIB = 2048  # the read-bandwidth calibration: a sum over this many MiB
-# Faster than light: a time whose rate exceeds the device's fastest measured rate by more than
-# these factors is rejected. Memory: the fastest of the copy curve and the read (repeated
-# calibrations agree within 1%, and the best shipped kernels reach 94-97% of a copy). FLOP: the
-# fastest measured matmul (cuBLAS at 8192^3); hand-written kernels reach 0.9-1.1x cuBLAS, so a
-# quarter more is out of reach of any direct computation.
+# Faster than light: a time whose rate exceeds the device's fastest measured rate for the puzzle's
+# kind of work by more than these factors is rejected. Memory: the fastest of the copy curve and
+# the read (repeated calibrations agree within 1%, and the best shipped kernels reach 94-97% of a
+# copy). FLOP: the measured peak of the puzzle's own precision (`speed_of_light.peak`: float32
+# SIMT, TF32 or float16 tensor cores; cuBLAS at 8192^3), never a faster precision's: a float32
+# puzzle held to the float16 peak would let a TF32 kernel run at 1.4x its own peak unranked. Hand
+# written kernels reach 0.9-1.1x cuBLAS at large shapes, and repeated calibrations of one device
+# agree within 3%, so a quarter above the peak is beyond any honest kernel of that precision.
 LIGHT_MARGIN = {"bytes": 1.10, "flop": 1.25}
 # The device's activity record must agree with the CUDA events: a mean span of a call's device
 # work (all streams) above the events' median by more than this factor and slack is a mismatch.
 SPAN_TOLERANCE = 1.10
 SPAN_SLACK_MS = 0.005
 METHOD = (
-    "device time per call: median of every timed call, L2 flushed before each, the call's "
-    "launches queued ahead (at least 200 us, and 3x the call's host time) so the host's side is "
-    "not timed, and every kernel, "
-    "copy and fill the call caused on any stream counted (CUDA events checked against the "
-    "device's activity record)"
+    "device time per call: what one call of solve() launched (recorded in its worker) replayed "
+    "by a process that never imported the submission, on the judge's own buffers and inputs "
+    "drawn fresh; median of every timed call, L2 flushed before each, the launches queued "
+    "ahead (at least 200 us, and 3x their host time) so the host's side is not timed, and "
+    "every timed call's answer checked"
 )
 
 
@@ -268,15 +271,16 @@ def copy_percent(spec: PuzzleSpec, sizes: dict[str, int], gbps: float | None, ca
 
 
 def light(spec: PuzzleSpec, calibration: dict | None) -> float | None:
-    """The fastest rate the device was measured to reach for this kind of work (GB/s for bytes,
-    TFLOP/s for FLOP): no honest kernel goes beyond it by more than LIGHT_MARGIN."""
+    """The fastest rate the device was measured to reach for this kind of work (GB/s for bytes;
+    TFLOP/s for FLOP, at the puzzle's own precision): no honest kernel goes beyond it by more
+    than LIGHT_MARGIN."""
     if not calibration:
         return None
     if spec.speed_of_light.measure == "bytes":
         rates = [calibration.get("copy_gbps"), calibration.get("read_gbps")]
         rates += list((calibration.get("copy_curve") or {}).values())
-    else:
-        rates = list((calibration.get("peaks_tflops") or {}).values())
+    else:  # the puzzle's own precision
+        rates = [(calibration.get("peaks_tflops") or {}).get(spec.speed_of_light.peak)]
     rates = [r for r in rates if r]
     return max(rates) if rates else None
 

@@ -69,11 +69,11 @@ class CaseResult:
 
 @dataclass(frozen=True)
 class Timing:
-    """One benchmark shape, timed with triton.testing.do_bench (L2 flushed before every call).
-
-    A call's time is the longer of two figures: the CUDA events around it on the current stream,
-    and the span of every kernel, copy and fill it caused on the device (any stream, any thread),
-    from the profiler's record of the same call. The median and percentiles are over those.
+    """One benchmark shape, timed by the timer: a process that never imported the submission
+    replays the launch sequence one call of solve() made (its kernels, grids and arguments) on
+    the judge's own buffers, with the L2 cache flushed before every call and CUDA events around
+    it, and checks every timed call's answer on freshly drawn inputs. The median and percentiles
+    are over those calls.
     """
 
     case: str  # benchmark label
@@ -94,10 +94,11 @@ class Timing:
     library_median_ms: float | None = None  # its median, same harness
     speedup_vs_library: float | None = None  # library median / submission median
     event_median_ms: float | None = None  # median of the CUDA-event times alone
-    device_span_ms: float | None = None  # mean span of each call's device work, all streams
-    launches: float | None = None  # device activities (kernels, copies, fills) per call, median
-    host_ms: float | None = None  # host time of one call (Python and launches), median
+    device_span_ms: float | None = None  # read from older results only (replays use one stream)
+    launches: float | None = None  # kernels one call launches
+    host_ms: float | None = None  # host time of one replayed call (its launches), median
     floor_ms: float | None = None  # the shape's floor in the score: its speed-of-light time
+    replayed: tuple[str, ...] = ()  # what one call launched, a line per kernel or fill, in order
 
     @property
     def throughput(self) -> str:

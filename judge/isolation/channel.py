@@ -93,6 +93,7 @@ class WorkerProcess:
         self.stopping, self.stopped = threading.Lock(), False
         self.captured = CappedOutput()
         self.relaunch: Callable[[], WorkerProcess] | None = None  # a fresh worker, launched alike
+        self.cache_dir = job_dir / "triton-cache"  # its Triton cache (where its kernels compile)
         self.drain = threading.Thread(target=self._drain, daemon=True)
         self.drain.start()
 
@@ -289,6 +290,24 @@ def launch(
     return worker
 
 
+def launch_timer(spec_file: Path, gpu: int | None, environ: dict[str, str] | None = None):
+    """The timer of one judging: a worker process that never imports a submission (it refuses
+    to). It measures the device and the reference, and replays, times and checks the launch
+    sequences a submission's worker recorded (judge.isolation.player)."""
+    job_dir = Path(tempfile.mkdtemp(prefix="tpuzzle-timer-", dir=job_root()))
+    job = {
+        "spec": str(spec_file),
+        "submission": "",
+        "timer": True,
+        "interpret": False,
+        "launched": time.monotonic(),
+        "parent": os.getpid(),
+    }
+    (job_dir / "job.json").write_text(json.dumps(job))
+    environ = dict(os.environ if environ is None else environ)
+    return _started(job_dir, False, None, worker_env(job_dir, False, gpu, environ), ())
+
+
 def start_in(
     job_dir: Path,
     submission: Path,
@@ -304,6 +323,18 @@ def start_in(
     kept = compiled_dir(submission, environ)
     if kept is not None:
         env["TRITON_CACHE_DIR"] = str(kept)
+    worker = _started(job_dir, interpret, sanitizer, env, prefix)
+    worker.cache_dir = Path(env["TRITON_CACHE_DIR"])
+    return worker
+
+
+def _started(
+    job_dir: Path,
+    interpret: bool,
+    sanitizer: Path | None,
+    env: dict[str, str],
+    prefix: tuple[str, ...],
+) -> WorkerProcess:
     if sanitizer is not None:
         env.update(sanitize.worker_env())
         return WorkerProcess.start(job_dir, env, interpret, sanitize.wrapper(sanitizer, job_dir))

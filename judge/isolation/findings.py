@@ -16,10 +16,6 @@ from judge.core.spec import Case
 from judge.isolation.plan import Plan
 
 STAGES = ("startup", "calibration", "import", "cases", "benchmarks")  # announced to `progress`
-UNVERIFIED = (
-    "The times could not be checked against the device's activity record (the "
-    "profiler cannot record device work here): shown, not ranked."
-)
 
 
 def fallback_env(interpret: bool) -> EnvInfo:
@@ -49,7 +45,6 @@ class Findings:
         self.env = fallback_env(plan.interpret)
         self.notes: list[str] = []
         self.phases: dict[str, float] = {}
-        self.unverified = False  # a benchmark's times had no device record to check them
 
     @contextlib.contextmanager
     def phase(self, name: str, total: int = 0) -> Iterator[None]:
@@ -89,12 +84,10 @@ class Findings:
         timings: list[Timing],
         output: str,
     ) -> RunReport:
-        """The report: the cases not reached are skipped; only a passed run with verified times
-        outside the interpreter is ranked."""
+        """The report: the cases not reached are skipped; only a passed, timed run outside the
+        interpreter is ranked."""
         ran = {r.name for r in results}
         skipped = [self.plan.case_result(c, "skipped") for c in self.cases if c.name not in ran]
-        if self.unverified and verdict is Verdict.PASSED:
-            self.notes.append(UNVERIFIED)
         timed = verdict is Verdict.PASSED and bool(timings)
         return RunReport(
             puzzle=self.plan.spec.id,
@@ -105,7 +98,7 @@ class Findings:
             cases=tuple(results + skipped),
             timing=tuple(timings),
             env=self.env,
-            ranked=timed and not self.plan.interpret and not self.unverified,
+            ranked=timed and not self.plan.interpret,
             notes=tuple(self.notes),
             output=output,
             phases=dict(self.phases),

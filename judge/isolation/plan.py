@@ -96,11 +96,31 @@ class Plan:
         paths = self.input_paths(case, [seed])[0]
         return {"sizes": case.size_map, "seed": seed, "draw": case.draw, "inputs": paths}
 
-    def bench_command(self, case: Case) -> dict:
-        """A benchmark's input sets, and the fresh sets its timed buffers are re-checked with."""
-        fresh = self.recheck_seeds(case)
+    def bench_command(self, case: Case, recheck: bool) -> dict:
+        """A benchmark's input sets; with `recheck` (untimed runs, where no timer checks fresh
+        inputs), the fresh sets its buffers are called again with. A timed run never shows the
+        worker the fresh sets: they are the timer's."""
         command = self.case_command(case, self.bench_seeds(case))
+        if not recheck:
+            return command
+        fresh = self.recheck_seeds(case)
         return {**command, "recheck": fresh, "recheck_inputs": self.input_paths(case, fresh)}
+
+    def replay_command(self, case: Case, tag: str, sequence: dict, kernels: Path) -> dict:
+        """The timer's command: replay the recorded sequence on the fresh input sets, checking
+        every call against their truths."""
+        seeds = self.recheck_seeds(case)
+        return {
+            "op": "replay",
+            "tag": tag,
+            "sizes": case.size_map,
+            "draw": case.draw,
+            "seeds": seeds,
+            "inputs": self.input_paths(case, seeds),
+            "truths": [self.truths.output_files(replace(case, seed=s)) for s in seeds],
+            "sequence": sequence,
+            "kernels": str(kernels),
+        }
 
     def reference_command(self, case: Case) -> dict:
         """Time the reference on a benchmark's input sets (before any submission is loaded)."""

@@ -23,7 +23,7 @@ from judge.core.results import CaseResult, EnvInfo, Progress, RunReport, Timing,
 from judge.core.spec import Case, PuzzleSpec
 from judge.core.truth import CACHE as truth_cache
 from judge.core.truth import Truth, load_reference
-from judge.isolation import channel, measure, sanitize, verify
+from judge.isolation import channel, measure, replay, sanitize, timer, verify
 from judge.isolation.channel import (
     SECRET_ENV,
     SECRET_FILE_ENV,
@@ -117,6 +117,7 @@ def judged_once(
             findings = sanitize.read(worker.dir)
     finally:
         channel.discard(worker)
+        session.close()
     if findings is not None:
         report = sanitize.with_findings(report, findings)
     return report
@@ -140,7 +141,10 @@ class Session:
         worker: WorkerProcess,
         progress: Callable[[Progress], None] | None = None,
         gate: DeviceGate | None = None,
+        timer: WorkerProcess | None = None,
     ):
+        """`timer`: the judging's timer when one is already started (else one is launched
+        where the run is timed)."""
         self.spec, self.submission, self.options = spec, submission, options
         self.gate = gate if gate is not None else Alone()
         self.worker = worker
@@ -155,7 +159,15 @@ class Session:
         self.bench_cases = self.plan.benchmarks(options.sweep)
         self.found = Findings(self.plan, self.cases, progress)
         self.calibration: dict | None = None
-        self.sent_bench: tuple[dict, float] | None = None  # the first shape's timing, under way
+        self.sent_bench: dict | None = None  # the first shape's benchmark command, under way
+        # the timer: measures the device and the reference, replays and checks the timed calls
+        if timer is None and self.timed:
+            timer = channel.launch_timer(spec.directory / "puzzle.yaml", options.gpu)
+        self.timer = timer
+
+    def close(self) -> None:
+        if self.timer is not None:
+            channel.discard(self.timer)
 
     @property
     def timed(self) -> bool:
@@ -215,6 +227,8 @@ class Session:
         if lacking is not None:  # refused before the submission is loaded
             raise WorkerReported("error", "unsupported-device", lacking)
         with self.found.phase("calibration"):
+            if self.timer is not None:
+                self.timer.expect("ready", STARTUP_TIMEOUT_S, "starting the timer")
             reference_times = self.before_submission()
         # the import runs submission code, which may launch work on the device
         with self.found.phase("import"), self.gated(self.gate.checking()):
@@ -255,10 +269,10 @@ class Session:
     def measured(
         self, kind: str, key: str, command: Callable[[], dict], answer: str, timeout: float
     ):
-        """A device measurement from the cache, else from the worker (measure.measured)."""
+        """A device measurement from the cache, else from the timer (measure.measured)."""
         recalibrate = self.options.recalibrate
         return measure.measured(
-            self.worker,
+            self.timer,
             recalibrate,
             kind,
             key,
@@ -323,45 +337,60 @@ class Session:
             self.found.notify("benchmarks", len(timings), len(self.bench_cases), case.name)
         return self.report(Verdict.PASSED, "ok", "every case passed", results, timings)
 
-    def send_bench(self, case: Case, index: int) -> tuple[dict, float]:
-        """The command timing one shape, sent; with the time it was sent."""
-        cmd = {"op": "bench", "tag": f"bench{index}", **self.plan.bench_command(case)}
+    def send_bench(self, case: Case, index: int) -> dict:
+        """The command that records one shape's calls, sent."""
+        cmd = {"op": "bench", "tag": f"bench{index}", **self.plan.bench_command(case, False)}
         self.worker.send(cmd, f"benchmark {case.name}")
-        return cmd, time.monotonic()
+        return cmd
 
     def benchmark(self, case: Case, ref_times, timings: list[Timing]) -> Problem | None:
-        """Time one shape, check its calls and times, and add its figures to `timings`."""
+        """Record one shape's calls in the worker, replay them in the timer (timed and checked
+        there on fresh inputs), and add its figures to `timings`."""
         sent, self.sent_bench = self.sent_bench, None
-        cmd, started = sent if timings == [] and sent else self.send_bench(case, len(timings))
+        cmd = sent if timings == [] and sent else self.send_bench(case, len(timings))
         try:
             event = self.worker.expect("bench_done", self.bench_timeout(), f"benchmark {case.name}")
+            self.found.add("bench", event.get("seconds"))
+            with self.found.phase("bench_checks"):
+                problem = self.checker.bench(case, cmd["tag"], event, fresh=False)
+            if problem is not None:
+                return problem
+            sequence = replay.agreed(event.get("sequences") or [])
+            with self.found.phase("replay"):
+                replayed = timer.replay(
+                    self.timer,
+                    self.worker,
+                    self.plan,
+                    case,
+                    cmd["tag"],
+                    sequence,
+                    self.bench_timeout(),
+                )
         except WorkerFailure as exc:
             return Verdict(exc.verdict), exc.kind, exc.message
-        wall_ms = (time.monotonic() - started) * 1e3
-        self.found.add("bench", event.get("seconds"))
-        with self.found.phase("bench_checks"):
-            problem = self.checker.bench(case, cmd["tag"], event, wall_ms)
+        except replay.NotReplayable as exc:
+            return Verdict.REJECTED, replay.REASON, f"benchmark {case.name}: {exc}"
+        with self.found.phase("replay_checks"):
+            problem = self.checker.replayed(case, cmd["tag"], replayed, self.timer.dir)
         if problem is not None:
             return problem
-        sets = len(cmd["seeds"])
-        figures = verify.timing(self.spec, case, event, ref_times, sets, self.calibration)
+        sets = len(self.plan.recheck_seeds(case))
+        figures = verify.timing(self.spec, case, replayed, ref_times, sets, self.calibration)
         figures, problem = verify.speed_of_light(self.spec, case, figures, self.calibration)
         timings.append(figures)
-        if problem is None and not event.get("spans"):
-            self.found.unverified = True
         return problem
 
     def repeat_check(self) -> Problem:
         """Untimed runs still call the largest case repeatedly and check the last outputs."""
         case = self.plan.largest(self.cases)
-        cmd = {"op": "bench", "tag": "repeat", "timed": False, **self.plan.bench_command(case)}
+        cmd = {"op": "bench", "tag": "repeat", **self.plan.bench_command(case, True)}
         try:
             event = self.worker.expect_ok(
                 cmd, "bench_done", self.timeout, f"repeated calls on {case.name}"
             )
         except WorkerFailure as exc:
             return Verdict(exc.verdict), exc.kind, exc.message
-        problem = self.checker.bench(case, "repeat", event, 0.0)
+        problem = self.checker.bench(case, "repeat", event, fresh=True)
         if problem is not None:
             return problem
         self.found.notify("benchmarks", 1, 1, case.name)

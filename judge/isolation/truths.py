@@ -13,7 +13,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 
 from judge.core.spec import Case, PuzzleSpec
 from judge.core.truth import CACHE as truth_cache
-from judge.core.truth import Truth
+from judge.core.truth import Sealed, Truth
 
 TRUTH_THREADS = 2  # truths computed side by side in the parent while the worker runs
 
@@ -31,6 +31,7 @@ class Truths:
         self.spec, self.reference = spec, reference
         self.done: dict[tuple, Truth] = {}
         self.pending: dict[tuple, Future] = {}
+        self.sealed: dict[tuple, dict[str, Sealed]] = {}  # expected outputs, for the timer
 
     @contextlib.contextmanager
     def computing(self, wanted: list[Case]) -> Iterator[Truths]:
@@ -57,3 +58,19 @@ class Truths:
                 future.result() if future else truth_cache.get(self.spec, self.reference, case)
             )
         return self.done[key]
+
+    def output_files(self, case: Case) -> dict[str, dict]:
+        """The case's expected outputs as sealed files the timer maps (path, dtype, elements):
+        the timer checks every replayed call against them on the device."""
+        key = truth_key(case)
+        outputs = self.get(case).outputs
+        if key not in self.sealed:
+            self.sealed[key] = {name: Sealed(t) for name, t in outputs.items()}
+        return {
+            name: {
+                "path": sealed.path,
+                "dtype": str(outputs[name].dtype).removeprefix("torch."),
+                "n": outputs[name].numel(),
+            }
+            for name, sealed in self.sealed[key].items()
+        }

@@ -5,9 +5,10 @@ own results is believed."""
 
 from __future__ import annotations
 
-import statistics
+import math
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
+from pathlib import Path
 
 from judge.core import bench, check, inputs
 from judge.core.results import BufferCheck, CaseResult, Timing, Verdict
@@ -31,8 +32,9 @@ class Checker:
     plan: Plan  # the cases, their seeds, and where each call's buffers are left
     worker: WorkerProcess  # whose job directory holds those buffers
 
-    def files(self, tag: str) -> dict[str, str]:
-        return self.plan.buffer_files(self.worker.dir, tag)
+    def files(self, tag: str, directory: Path | None = None) -> dict[str, str]:
+        """Where a call's buffers were left: the worker's job folder, or another's (the timer's)."""
+        return self.plan.buffer_files(directory or self.worker.dir, tag)
 
     def case(self, case: Case, truth: Truth, files: dict[str, str]) -> CaseResult:
         """Every buffer of one call: inputs unchanged, outputs right, guard bands untouched."""
@@ -92,28 +94,62 @@ class Checker:
                 found.append(mistake.hint)
         return found
 
-    def bench(self, case: Case, tag: str, event: dict, wall_ms: float) -> Problem | None:
-        """Re-check the timed calls: the same buffers, refilled with fresh inputs, called once
-        more must give the fresh answers (so neither skipped work nor answers kept per address
-        or per call survive); then the plausibility of the times."""
+    def bench(self, case: Case, tag: str, event: dict, fresh: bool) -> Problem | None:
+        """A benchmark's calls in the worker, one per input set, each made again from the
+        sentinel after the first calls compiled and tuned: with `fresh` (untimed runs) on fresh
+        inputs at the same addresses, so that neither skipped work nor answers kept per address
+        or per call survive; else on the sets' own inputs (the timer checks fresh ones)."""
         outside = outside_triton(f"benchmark {case.name}", event)
         if outside:
             return Verdict.REJECTED, "outside-triton", outside
-        problem = self.recheck(case, tag)
-        return problem if problem is not None else times_problem(case, event, wall_ms)
+        seeds = self.plan.recheck_seeds(case) if fresh else self.plan.bench_seeds(case)
+        return self.sets(case, tag, seeds, self.worker.dir)
 
-    def recheck(self, case: Case, tag: str) -> Problem | None:
-        """The timed buffers' answers on each fresh input set of the re-check."""
-        for j, seed in enumerate(self.plan.recheck_seeds(case)):
+    def replayed(self, case: Case, tag: str, event: dict, directory: Path) -> Problem | None:
+        """The timer's replay: every replayed call right on its fresh inputs (counted there on
+        the device), and the last call of each set checked here in full."""
+        if not plausible_replay(event):
+            return Verdict.ERROR, "protocol", f"benchmark {case.name}: a garbled replay"
+        first = event["first_wrong"]
+        if first is not None:
+            sets = len(self.plan.recheck_seeds(case))
+            return (
+                Verdict.FAILED,
+                "timed-call-wrong",
+                f"benchmark {case.name}: timed call {first + 1} of {event['calls']} (input set "
+                f"{first % sets + 1} of {sets}, drawn fresh) got {event['wrong_elements']} "
+                f"elements wrong, and {event['wrong_calls']} of the calls were wrong: what solve() "
+                "launched while recorded does not compute the answer on other inputs (does it "
+                "skip work on repeated calls, or keep answers between calls?)",
+            )
+        return self.sets(case, tag, self.plan.recheck_seeds(case), directory)
+
+    def sets(self, case: Case, tag: str, seeds: list[int], directory: Path) -> Problem | None:
+        """The buffers left as TAG_setJ for each input set's seed, against their truths."""
+        for j, seed in enumerate(seeds):
             one = replace(case, seed=seed)
+            files = self.files(f"{tag}_set{j}", directory)
             try:
-                result = self.case(one, self.plan.truths.get(one), self.files(f"{tag}_set{j}"))
+                result = self.case(one, self.plan.truths.get(one), files)
             except WorkerFailure as exc:
                 return Verdict.ERROR, exc.kind, exc.message
             problem = recheck_problem(case, result)
             if problem is not None:
                 return problem
         return None
+
+
+def plausible_replay(event: dict) -> bool:
+    """The timer's answer has the shape it sends (it is trusted; this guards the protocol)."""
+    times, first = event.get("times"), event.get("first_wrong")
+    return (
+        isinstance(times, list)
+        and bool(times)
+        and all(isinstance(t, float) and math.isfinite(t) and t > 0 for t in times)
+        and (first is None or isinstance(first, int))
+        and isinstance(event.get("calls"), int)
+        and isinstance(event.get("launches"), list)
+    )
 
 
 MISTAKE_ELEMENTS = 1 << 22  # output elements above which no mistake is tried (it is slow there)
@@ -176,45 +212,12 @@ def recheck_problem(case: Case, result: CaseResult) -> Problem | None:
     )
 
 
-def times_problem(case: Case, event: dict, wall_ms: float) -> Problem | None:
-    """Times that cannot be believed: garbled, longer in sum than the wall clock around them,
-    or shorter than the device was busy (work left running after solve() returned)."""
-    if "times" not in event:
-        return None
-    if not bench.plausible_event(event):
-        return Verdict.ERROR, "protocol", f"benchmark {case.name}: garbled timings"
-    xc = event["cross_check"]
-    if sum(event["times"]) > wall_ms or not bench.consistent(xc):
-        return (
-            Verdict.REJECTED,
-            "timing-mismatch",
-            f"benchmark {case.name}: CUDA events saw {xc['event_ms']:.3f} ms "
-            f"per call but the device was busy {xc['wall_ms']:.3f} ms "
-            "(synchronised wall clock): is work left running on another "
-            "stream after solve() returns?",
-        )
-    mismatch = bench.span_mismatch(event["times"], event.get("spans"))
-    if mismatch is None:
-        return None
-    return (
-        Verdict.REJECTED,
-        "timing-mismatch",
-        f"benchmark {case.name}: CUDA events saw {mismatch[0] * 1e3:.1f} us per call "
-        f"(median), but the device's record shows {mismatch[1] * 1e3:.1f} us of work "
-        "per call (mean span, every stream): work on another stream or from a thread "
-        "must start after the call begins and end before it returns (fork with "
-        "side.wait_stream(torch.cuda.current_stream()), join with "
-        "torch.cuda.current_stream().wait_stream(side))",
-    )
-
-
 def timing(
     spec: PuzzleSpec, case: Case, event: dict, measured, sets: int, calibration: dict | None
 ) -> Timing:
-    """One shape's figures: each call's time is the longer of its events and its device
-    span (bench.call_times); rates against the measured peaks and a same-size copy."""
-    spans = event.get("spans") or None
-    median, p20, p80, samples = bench.summarize(bench.call_times(event["times"], spans))
+    """One shape's figures from the timer's replay: each call's CUDA-event time (the whole
+    sequence on one stream); rates against the measured peaks and a same-size copy."""
+    median, p20, p80, samples = bench.summarize(event["times"])
     gbps, tflops = bench.throughput(spec, case.size_map, median)
     ref_median, library, lib_median = libraries(spec, measured)
     return Timing(
@@ -234,11 +237,11 @@ def timing(
         library=library,
         library_median_ms=lib_median,
         speedup_vs_library=(lib_median / median) if lib_median and median > 0 else None,
-        event_median_ms=bench.summarize(event["times"])[0],
-        device_span_ms=statistics.fmean(spans) if spans else None,
-        launches=event.get("launches") if spans else None,
-        host_ms=event["cross_check"].get("host_ms"),
+        event_median_ms=median,
+        launches=sum(1 for line in event["launches"] if not line.startswith("fill ")),
+        host_ms=event.get("host_ms"),
         floor_ms=bench.floor_ms(spec, case.size_map, calibration),
+        replayed=tuple(event["launches"]),
     )
 
 

@@ -20,7 +20,6 @@ import json
 import os
 import platform
 import signal
-import statistics
 import sys
 import time
 from pathlib import Path
@@ -30,8 +29,9 @@ import torch
 from judge.core import bench, inputs
 from judge.core.loader import LoadError, describe, import_file, load_solve
 from judge.core.spec import load_spec
-from judge.isolation import interp, launches
+from judge.isolation import interp, launches, player, replay
 from judge.isolation.ledger import StoreLedger
+from judge.isolation.recorder import LaunchRecorder
 from judge.isolation.tuning import TuningPolicy
 
 # PyTorch operations a solve() may use: allocating scratch memory and views of it.
@@ -100,8 +100,10 @@ class Worker:
         self.ledger = StoreLedger()
         self.recording = False  # on the GPU: the profiler records device work in this process
         self.triton = launches.TritonLaunches()  # every Triton kernel launched, from the import on
-        self.marking = False  # calls are marked as profiler ranges (while a benchmark records)
-        self.marked = 0  # calls marked so far
+        self.recorder = LaunchRecorder()  # on the GPU: each call's launches, for the timer
+        # The timer: a worker that never imports a submission; it measures the device and the
+        # reference, and replays, times and checks what a submission's worker recorded.
+        self.timer = bool(self.job.get("timer"))
 
     # -------------------------------------------------------------------- protocol
 
@@ -171,12 +173,15 @@ class Worker:
     # -------------------------------------------------------------------- the submission
 
     def op_load(self, cmd: dict) -> None:
+        if self.timer:  # a protocol error of the parent's: the timer must stay clean
+            raise LoadError("protocol", "the timer never imports a submission")
         self.tuning.install(self.interpret)
         if self.interpret:
             self.ledger.install()
             interp.install()
         else:  # before the submission exists: whether device work can be recorded here at all
             self.recording = launches.works() and self.triton.attach()
+            self.recorder.install()
         self.solve = load_solve(self.job["submission"], len(self.spec.args), self.spec.signature)
         self.send("loaded")
 
@@ -233,44 +238,73 @@ class Worker:
         self.send("traced")
 
     def op_bench(self, cmd: dict) -> None:
+        """A benchmark shape's input sets, first calls (compile, autotune), then one call per
+        set again from the sentinel: on the GPU recorded as a launch sequence for the timer
+        (and listed by the profiler, so a foreign launch is named); in the interpreter, with the
+        writes made outside Triton counted. Every set's buffers are left for the parent."""
         self.tuning.forget_quick_choices()
         self.tuning.quick = False
         clock = Stopwatch()
         prepared = [self.prepare(cmd, seed, paths) for seed, paths in input_sets(cmd)]
         clock.lap("setup_s")
-        for _, _, args in prepared:  # first calls: compile and autotune, never timed
+        for _, _, args in prepared:  # first calls: compile and autotune, never judged
             self.call(args)
         clock.lap("first_calls_s")
-        calls = itertools.cycle([args for _, _, args in prepared])
-
-        def one_call() -> None:
-            self.call(next(calls), synchronize=False)
-
-        timed, first_timed = {}, 0
-        if cmd.get("timed", True):
-            timed["cross_check"] = bench.cross_check(one_call)
-        recorder = launches.Recorder(self.triton) if self.recording else contextlib.nullcontext()
-        with recorder as record, collector_paused():
-            self.marking, self.marked = record is not None, 0
-            if cmd.get("timed", True):
-                timed["times"] = bench.time_calls(
-                    one_call,
-                    flush_range=self.flush_range,
-                    host_ms=timed["cross_check"]["host_ms"],
-                )
-                first_timed = self.marked - len(timed["times"])
-            else:  # untimed: each set is simply called again, as timing would
-                for _ in prepared:
-                    one_call()
-            clock.lap("timing_s")
-            foreign = self.recheck(cmd, prepared)
-            clock.lap("recheck_s")
-            self.marking = False
-        if record is not None:
-            timed |= self.recorded(record, first_timed, timed)
-        clock.lap("record_s")  # reading the device's record
+        sequences, foreign = [], {}
+        # untimed (no timer to check fresh inputs): the calls again on fresh inputs, at the
+        # same addresses, so that answers kept per address or per call do not survive
+        fresh = list(zip(cmd.get("recheck", []), cmd.get("recheck_inputs", []), strict=True))
+        with collector_paused():
+            for j, (fulls, initial, args) in enumerate(prepared):
+                if fresh:
+                    seed, paths = fresh[j]
+                    initial = self.drawn(cmd["sizes"], seed, cmd.get("draw", ""), paths)
+                self.reset(fulls, cmd["sizes"], initial)
+                if self.recorder.installed:
+                    with self.recorder.recording(self.regions(fulls)) as sequence:
+                        self.listed_call(args)
+                    sequences.append(sequence)
+                else:
+                    foreign |= self.watched_call(fulls, cmd["sizes"], args)
+                self.dump(fulls, f"{cmd['tag']}_set{j}")
+        clock.lap("record_s")
         self.alone()
-        self.send("bench_done", foreign=foreign, seconds=clock.laps, **timed)
+        self.send("bench_done", foreign=foreign, seconds=clock.laps, sequences=sequences)
+
+    @staticmethod
+    def regions(fulls: dict) -> list[replay.Region]:
+        """The judge's buffers of one input set, as addresses in them are recorded."""
+        return [
+            replay.Region("buf", name, full.data_ptr(), full.numel() * full.element_size())
+            for name, full in fulls.items()
+        ]
+
+    def op_replay(self, cmd: dict) -> None:
+        """(The timer only.) A recorded sequence replayed on fresh input sets, every call timed
+        and checked here; the last call of each set left in TAG_setJ files for the parent."""
+        if not self.timer or self.solve is not None:
+            raise LoadError("protocol", "only the timer replays")
+        sequence = replay.validated(cmd["sequence"])
+        kernels = player.load_kernels(sequence, Path(cmd["kernels"]))
+        tolerance = self.spec.tolerance.at(cmd["sizes"])
+        sets = []
+        for seed, paths, truth in zip(cmd["seeds"], cmd["inputs"], cmd["truths"], strict=True):
+            initial = self.drawn(cmd["sizes"], seed, cmd.get("draw", ""), paths)
+            outputs = {
+                name: inputs.mapped(t["path"], t["dtype"], t["n"]) for name, t in truth.items()
+            }
+            sets.append(
+                player.CheckedSet(
+                    self.spec, cmd["sizes"], initial, outputs, tolerance, sequence.scratch
+                )
+            )
+        self.sync()
+        result = player.timed(player.Player(sequence, kernels), sets)
+        for j, one in enumerate(sets):
+            one.reset()
+            player.Player(sequence, kernels).play(one.bases, one.scratch)
+            self.dump(one.fulls, f"{cmd['tag']}_set{j}")
+        self.send("replayed", launches=list(sequence.describe()), **result)
 
     def alone(self) -> None:
         """No process the submission started may still run: a helper process could do the work
@@ -286,61 +320,6 @@ class Worker:
                 "by Triton kernels launched from the judged process",
                 kind="helper-process",
             )
-
-    def recheck(self, cmd: dict, prepared: list) -> dict[str, int]:
-        """The timed buffers, refilled with fresh inputs at the same addresses, called again;
-        in interpreter mode, with the writes made outside Triton counted (see watched_call)."""
-        fresh = zip(cmd.get("recheck", []), cmd.get("recheck_inputs", []), strict=True)
-        foreign: dict[str, int] = {}
-        for j, ((fulls, _, args), (seed, paths)) in enumerate(zip(prepared, fresh, strict=True)):
-            fresh_inputs = self.drawn(cmd["sizes"], seed, cmd.get("draw", ""), paths)
-            with self.judges_own():
-                self.reset(fulls, cmd["sizes"], fresh_inputs)
-            if self.ledger.installed:
-                foreign |= self.watched_call(fulls, cmd["sizes"], args)
-            else:  # on the GPU, listed with the timed calls in the benchmark's one record
-                self.call(args)
-            with self.judges_own():
-                self.dump(fulls, f"{cmd['tag']}_set{j}")
-        return foreign
-
-    def recorded(self, record: launches.Recorder, first_timed: int, timed: dict) -> dict:
-        """What the device's record says of a benchmark's calls: foreign work in any of them is
-        rejected; the timed ones' spans (all streams) and activities per call are reported."""
-        activities = record.activities()
-        if not activities:
-            raise Rejected(
-                "the device's activity record of the timed calls could not be read, though the "
-                "profiler worked before the submission was imported",
-                kind="timing-mismatch",
-            )
-        charged = launches.per_call(activities, record.marks())
-        found = launches.foreign(
-            [a for call in charged for a in call], record.launches.names, ALLOWED_OPS
-        )
-        if found:
-            raise Rejected(launches.describe(found), kind=launches.REASON)
-        if "times" not in timed:
-            return {}
-        charged = charged[first_timed : first_timed + len(timed["times"])]
-        return {
-            "spans": [launches.span_ms(c) for c in charged],
-            "launches": statistics.median(len(c) for c in charged) if charged else 0,
-        }
-
-    @staticmethod
-    def flush_range():
-        from torch.autograd.profiler import record_function
-
-        return record_function(launches.FLUSH)
-
-    def judges_own(self):
-        """While a benchmark records: a JUDGE range around the judge's own device work."""
-        if not self.marking:
-            return contextlib.nullcontext()
-        from torch.autograd.profiler import record_function
-
-        return record_function(launches.JUDGE)
 
     @property
     def in_place(self) -> bool:
@@ -441,25 +420,16 @@ class Worker:
         if found:
             raise Rejected(launches.describe(found), kind=launches.REASON)
 
-    def call(self, args: list, synchronize: bool = True) -> None:
-        """One call of solve() under the referee; while a benchmark records, inside a CALL range
-        of the profiler (opened outside the referee, which would see its operator)."""
-        if self.marking:
-            from torch.autograd.profiler import record_function
-
-            self.marked += 1
-            with record_function(launches.CALL):
-                self.refereed(args)
-        else:
-            self.refereed(args)
-        if synchronize:
-            self.sync()
-
-    def refereed(self, args: list) -> None:
-        with referee() as mode:
+    def call(self, args: list) -> None:
+        """One call of solve() under the referee, which also tells the recorder of scratch
+        allocations and fills."""
+        mode = referee()
+        mode.recorder = self.recorder
+        with mode:
             self.solve(*args)
         if mode.violation:
             raise Rejected(mode.violation)
+        self.sync()
 
     def sync(self) -> None:
         if not self.interpret:
@@ -514,6 +484,7 @@ def referee():
 
         class RefereeMode(TorchDispatchMode):
             violation = ""
+            recorder = None
 
             @classmethod
             def _should_skip_dynamo(cls) -> bool:
@@ -529,7 +500,10 @@ def referee():
                         "only Triton kernels may compute the answer"
                     )
                     raise Rejected(self.violation)
-                return func(*args, **(kwargs or {}))
+                result = func(*args, **(kwargs or {}))
+                if self.recorder is not None:
+                    self.recorder.note_op(name, args, result)
+                return result
 
         _MODE_CLASS = RefereeMode
     return _MODE_CLASS()

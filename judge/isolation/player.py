@@ -1,0 +1,244 @@
+"""In the timer, a trusted process that never imports a submission: a recorded launch sequence
+(`judge.isolation.replay`) replayed on the judge's own buffers, every call timed and checked.
+
+The kernels are loaded from the compiled files the parent copied out of the worker's Triton cache
+(`<name>.json` and `<name>.cubin`: data, no Python of the submission's) and launched through
+Triton's own launcher, built here from the recorded signature. Each timed call:
+
+1. its input set's buffers back to their state before a call (inputs as drawn, in-place buffers
+   refilled, outputs poisoned with the sentinel, guard bands restored), its scratch poisoned
+   (0xFF bytes: NaN for floats), so that nothing survives from one call to the next;
+2. the L2 cache flushed, then a sleep on the device while the host queues the call (a head start,
+   as in the worker's do_bench);
+3. the sequence, between two CUDA events;
+4. every buffer checked on the device against the truth the parent computed (outputs within the
+   tolerance, inputs and guard bands bit for bit); the count of wrong elements kept per call.
+
+The input sets were drawn from seeds the worker never saw, and rotate through the calls.
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+from pathlib import Path
+from types import SimpleNamespace
+
+import torch
+
+from judge.core import bench, inputs
+from judge.core.spec import Tolerance
+from judge.isolation.replay import Sequence
+
+SCRATCH_POISON = 0xFF
+CHECK_CHUNK = 1 << 24  # elements compared at a time
+MAX_CALLS = 2000  # timed calls per shape, at most
+ESTIMATE_CALLS = 5
+
+
+def load_kernels(sequence: Sequence, directory: Path) -> dict:
+    """The sequence's compiled kernels, loaded on the current device, by key."""
+    from triton.compiler.compiler import CompiledKernel
+
+    loaded = {}
+    for kernel in sequence.kernels:
+        folder = directory / kernel.key
+        group = {
+            f"{kernel.name}.json": str(folder / f"{kernel.name}.json"),
+            f"{kernel.name}.cubin": str(folder / f"{kernel.name}.cubin"),
+        }
+        src = SimpleNamespace(
+            fn=SimpleNamespace(arg_names=kernel.arg_names),
+            signature=dict(kernel.signature),
+            constants={},
+            attrs={},
+        )
+        compiled = CompiledKernel(src, group, kernel.key)
+        compiled._init_handles()  # the module loaded, resources checked, before any timing
+        loaded[kernel.key] = compiled
+    return loaded
+
+
+class Player:
+    """Replays one sequence on given buffers and scratch."""
+
+    def __init__(self, sequence: Sequence, kernels: dict):
+        self.sequence, self.kernels = sequence, kernels
+
+    def play(self, bases: dict[str, tuple[int, int]], scratch: list[torch.Tensor]) -> None:
+        """One call: `bases` maps a buffer's name to (address, bytes) of its full allocation."""
+        stream = torch.cuda.current_stream().cuda_stream
+        for step in self.sequence.steps:
+            if "launch" in step:
+                kernel = self.kernels[step["launch"]]
+                args = [self.resolve(a, bases, scratch) for a in step["args"]]
+                x, y, z = step["grid"]
+                kernel.run(
+                    x,
+                    y,
+                    z,
+                    stream,
+                    kernel.function,
+                    kernel.packed_metadata,
+                    None,
+                    None,
+                    None,
+                    *args,
+                )
+            else:
+                where = step["fill"]
+                region = scratch[where["scratch"]]
+                raw = region[where["at"] : where["at"] + step["nbytes"]]
+                raw.view(getattr(torch, step["dtype"])).fill_(step["value"])
+
+    @staticmethod
+    def resolve(arg: dict, bases: dict, scratch: list[torch.Tensor]):
+        if "v" in arg:
+            return arg["v"]
+        if "buf" in arg:
+            start, nbytes = bases[arg["buf"]]
+        else:
+            region = scratch[arg["scratch"]]
+            start, nbytes = region.data_ptr(), region.numel()
+        if arg["at"] > nbytes:
+            raise ValueError("a recorded address lies past the end of its buffer")
+        return start + arg["at"]
+
+
+class CheckedSet:
+    """One input set on the device: the buffers a call uses, their state before a call, the
+    truths, the scratch, and the check of a call's result."""
+
+    def __init__(
+        self,
+        spec,
+        sizes,
+        initial: dict,
+        outputs: dict,
+        tolerance: Tolerance,
+        scratch: tuple[int, ...],
+    ):
+        self.layouts = inputs.layouts(spec, sizes)
+        self.tolerance = tolerance
+        self.fulls, self.starts, self.truths = {}, {}, {}
+        for lay in self.layouts:
+            name = lay.arg.name
+            self.starts[name] = inputs.guarded(lay, initial.get(name), "cuda")
+            self.fulls[name] = self.starts[name].clone()
+            if lay.arg.role != "in":
+                self.truths[name] = outputs[name].to("cuda", torch.float64)
+        self.scratch = [torch.empty(n, dtype=torch.uint8, device="cuda") for n in scratch]
+        self.bases = {
+            name: (full.data_ptr(), full.numel() * full.element_size())
+            for name, full in self.fulls.items()
+        }
+
+    def reset(self) -> None:
+        for lay in self.layouts:
+            if lay.arg.role != "in":
+                self.fulls[lay.arg.name].copy_(self.starts[lay.arg.name])
+        for region in self.scratch:
+            region.fill_(SCRATCH_POISON)
+
+    def wrong(self) -> torch.Tensor:
+        """Wrong elements of the last call, counted on the device (no host synchronisation)."""
+        count = torch.zeros((), dtype=torch.int64, device="cuda")
+        for lay in self.layouts:
+            name = lay.arg.name
+            full, start = self.fulls[name], self.starts[name]
+            if lay.arg.role == "in":
+                count += (inputs.as_bits(full) != inputs.as_bits(start)).sum()
+                continue
+            g = lay.guard
+            count += (inputs.as_bits(full[:g]) != inputs.as_bits(start[:g])).sum()
+            count += (inputs.as_bits(full[g + lay.n :]) != inputs.as_bits(start[g + lay.n :])).sum()
+            count += outside_tolerance(full[g : g + lay.n], self.truths[name], self.tolerance)
+        return count
+
+
+def outside_tolerance(data: torch.Tensor, truth: torch.Tensor, tol: Tolerance) -> torch.Tensor:
+    """Elements outside the tolerance, as check.check_output counts them: right when within
+    atol + rtol * |expected| of a finite reference, or equal to it (infinities, NaN for NaN)."""
+    count = torch.zeros((), dtype=torch.int64, device=data.device)
+    for start in range(0, data.numel(), CHECK_CHUNK):
+        got = data[start : start + CHECK_CHUNK].double()
+        exp = truth[start : start + CHECK_CHUNK]
+        ok = ((got - exp).abs() <= exp.abs() * tol.rtol + tol.atol) & exp.isfinite()
+        ok |= (got == exp) | (got.isnan() & exp.isnan())
+        count += (~ok).sum()
+    return count
+
+
+def timed(
+    player: Player,
+    sets: list[CheckedSet],
+    warmup_ms: float = bench.WARMUP_MS,
+    rep_ms: float = bench.REP_MS,
+) -> dict:
+    """Every timed call of the sequence, rotating through the sets, each checked; as the timer
+    answers: times (ms), wrong elements per call, the host time of one replay."""
+    cache = torch.empty(256 << 20, dtype=torch.int8, device="cuda")
+    hosts: list[float] = []
+
+    def call(i: int, starts, ends, wrong) -> None:
+        one = sets[i % len(sets)]
+        one.reset()
+        cache.zero_()
+        sleep(wait_us)
+        starts[i].record()
+        t0 = time.perf_counter()
+        player.play(one.bases, one.scratch)
+        hosts.append((time.perf_counter() - t0) * 1e3)
+        ends[i].record()
+        wrong[i] = one.wrong()
+
+    wait_us = bench.HEAD_START_US
+    estimate = run(call, ESTIMATE_CALLS)
+    wait_us = max(
+        bench.HEAD_START_US, bench.HEAD_START_HOST_FACTOR * statistics.median(hosts) * 1e3
+    )
+    mean_ms = max(statistics.fmean(estimate["times"]), 1e-4)
+    warmup = run(call, max(1, int(warmup_ms / mean_ms)))
+    hosts.clear()
+    measured = run(call, min(MAX_CALLS, max(1, int(rep_ms / mean_ms))))
+    wrong = estimate["wrong"] + warmup["wrong"] + measured["wrong"]
+    first = next((i for i, n in enumerate(wrong) if n), None)
+    return {
+        "times": measured["times"],
+        "calls": len(wrong),
+        "first_wrong": first,
+        "wrong_elements": wrong[first] if first is not None else 0,
+        "wrong_calls": sum(1 for n in wrong if n),
+        "host_ms": statistics.median(hosts),
+    }
+
+
+def run(call, calls: int) -> dict:
+    starts = [torch.cuda.Event(enable_timing=True) for _ in range(calls)]
+    ends = [torch.cuda.Event(enable_timing=True) for _ in range(calls)]
+    wrong = torch.zeros(calls, dtype=torch.int64, device="cuda")
+    for i in range(calls):
+        call(i, starts, ends, wrong)
+    torch.cuda.synchronize()
+    return {
+        "times": [float(s.elapsed_time(e)) for s, e in zip(starts, ends, strict=True)],
+        "wrong": [int(n) for n in wrong.tolist()],
+    }
+
+
+def sleep(microseconds: float) -> None:
+    """A spin on the device, so that the host queues the call behind it."""
+    spin = getattr(torch.cuda, "_sleep", None)
+    if spin is not None:
+        spin(int(microseconds * _clock_mhz()))
+
+
+_CLOCK: list[float] = []
+
+
+def _clock_mhz() -> float:
+    if not _CLOCK:
+        from triton import runtime
+
+        _CLOCK.append(bench._clock_khz(runtime.driver.active) / 1000)
+    return _CLOCK[0]

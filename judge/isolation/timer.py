@@ -1,0 +1,78 @@
+"""The parent's side of the timer: a benchmark's recorded launch sequence handed to the timer
+(a process that never imported the submission) with the compiled kernels it needs, and its
+answer awaited.
+
+The kernels' files are copied by the parent out of the worker's Triton cache into the timer's
+job folder: only `<name>.json` and `<name>.cubin`, only from inside that cache, only plain files,
+so the worker can name neither a file elsewhere nor change one after it was copied.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+from judge.core.spec import Case
+from judge.isolation.channel import WorkerFailure, WorkerProcess, WorkerReported
+from judge.isolation.plan import Plan
+from judge.isolation.replay import NotReplayable, Sequence
+
+KERNEL_FILE_BYTES = 256 << 20  # a compiled kernel's file, at most
+
+
+def copy_kernels(sequence: Sequence, cache: Path, destination: Path) -> None:
+    """Each kernel's metadata and binary from the worker's cache into destination/<key>/."""
+    root = cache.resolve()
+    for kernel in sequence.kernels:
+        source = Path(kernel.directory).resolve()
+        if not source.is_relative_to(root):
+            raise NotReplayable(f"kernel {kernel.name}: its files are not in the worker's cache")
+        folder = destination / kernel.key
+        folder.mkdir(parents=True, exist_ok=True)
+        for suffix in ("json", "cubin"):
+            found = source / f"{kernel.name}.{suffix}"
+            if found.is_symlink() or not found.is_file():
+                raise NotReplayable(f"kernel {kernel.name}: no compiled {suffix} file to replay")
+            if found.stat().st_size > KERNEL_FILE_BYTES:
+                raise NotReplayable(f"kernel {kernel.name}: a {suffix} file too large to replay")
+            shutil.copyfile(found, folder / found.name, follow_symlinks=False)
+        _check_metadata(folder / f"{kernel.name}.json", kernel.name)
+
+
+def _check_metadata(path: Path, name: str) -> None:
+    """The copied metadata must describe the kernel recorded, for CUDA, with no tensor
+    descriptors (whose layout Triton's launcher would turn into C)."""
+    try:
+        metadata = json.loads(path.read_text())
+    except (OSError, ValueError):
+        metadata = None
+    if not isinstance(metadata, dict) or metadata.get("name") != name:
+        raise NotReplayable(f"kernel {name}: its compiled metadata does not describe it")
+    target = metadata.get("target")
+    if not isinstance(target, dict) or target.get("backend") != "cuda":
+        raise NotReplayable(f"kernel {name}: compiled for another backend than CUDA")
+    if metadata.get("tensordesc_meta"):
+        raise NotReplayable(f"kernel {name}: host tensor descriptors are not replayed")
+
+
+def replay(
+    timer: WorkerProcess,
+    worker: WorkerProcess,
+    plan: Plan,
+    case: Case,
+    tag: str,
+    sequence: Sequence,
+    timeout: float,
+) -> dict:
+    """The timer's answer for one shape: times and the count of wrong calls (see player.timed);
+    the last call of each fresh set left in the timer's folder as TAG_setJ."""
+    kernels = timer.dir / "kernels" / tag
+    copy_kernels(sequence, worker.cache_dir, kernels)
+    command = plan.replay_command(case, tag, sequence.to_dict(), kernels)
+    try:
+        return timer.expect_ok(command, "replayed", timeout, f"replaying benchmark {case.name}")
+    except WorkerFailure as exc:  # the kernels' fault (the timer runs no other untrusted code)
+        raise WorkerReported(
+            "error", exc.kind, f"benchmark {case.name}, replaying what solve() launched: {exc}"
+        ) from None

@@ -56,19 +56,17 @@ def test_the_report_skips_the_cases_not_reached(vector_add):
     assert report.env.mode == "gpu"
 
 
-def test_only_a_passed_run_with_verified_times_outside_the_interpreter_is_ranked(vector_add):
+def test_only_a_passed_timed_run_outside_the_interpreter_is_ranked(vector_add):
     ranked = found(vector_add).report(Verdict.PASSED, "ok", "", [], [TIMING], "")
     assert ranked.ranked and ranked.score is not None and ranked.method
     interpreted = found(vector_add, interpret=True).report(
         Verdict.PASSED, "ok", "", [], [TIMING], ""
     )
     assert not interpreted.ranked and interpreted.env.mode == "interpreter"
-    unverified = found(vector_add)
-    unverified.unverified = True
-    rejected = unverified.report(Verdict.REJECTED, "faster-than-light", "", [], [TIMING], "")
+    rejected = found(vector_add).report(
+        Verdict.REJECTED, "faster-than-light", "", [], [TIMING], ""
+    )
     assert not rejected.ranked and rejected.score is None and rejected.notes == ()
-    passed = unverified.report(Verdict.PASSED, "ok", "", [], [TIMING], "")
-    assert not passed.ranked and passed.notes == (findings.UNVERIFIED,)
 
 
 def test_the_workers_account_of_its_time_is_added_under_a_prefix(vector_add):

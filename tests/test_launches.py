@@ -282,88 +282,8 @@ def test_an_exception_from_the_call_propagates_and_the_hook_is_removed():
     assert list(getattr(getattr(holder, attribute), "calls", [])) == before
 
 
-# ------------------------------------------------------------------- charging work to calls
-
-MAIN, OTHER = 7, 9  # host threads
-SPIN = "at::cuda::(anonymous namespace)::spin_kernel(long)"
-
-
-def work(name, start, end, launched, thread=MAIN, op=""):
-    return Activity(name, op, start_ns=start, end_ns=end, launched_ns=launched, thread=thread)
-
-
-def call(start, end):
-    return launches.Range(launches.CALL, start, end, MAIN)
-
-
-def flush(start, end):
-    return launches.Range(launches.FLUSH, start, end, MAIN)
-
-
-def test_each_activity_is_charged_to_the_call_that_launched_it_on_any_stream():
-    marks = [flush(0, 10), call(10, 20), flush(20, 30), call(30, 40)]
-    seen = [
-        work(FILL, 11, 15, launched=1, op="aten::fill_"),
-        work(SPIN, 15, 40, launched=5),
-        work("k", 12, 30, launched=12),  # on a side stream: runs during the judge's sleep
-        work(FILL, 41, 45, launched=21, op="aten::fill_"),
-        work(SPIN, 45, 60, launched=25),
-        work("k", 60, 70, launched=33),
-    ]
-    charged = launches.per_call(seen, marks)
-    assert [[a.start_ns for a in c] for c in charged] == [[12], [60]]
-    assert [launches.span_ms(c) for c in charged] == [18e-6, 10e-6]
-
-
-def test_work_a_thread_launches_after_the_call_returned_is_still_the_calls():
-    marks = [call(10, 20), flush(20, 30), call(30, 40)]
-    seen = [
-        work("k", 21, 40, launched=22, thread=OTHER),  # during the next flush, from a thread
-        work(FILL, 41, 45, launched=23, op="aten::fill_"),
-        work(SPIN, 45, 60, launched=25),
-    ]
-    charged = launches.per_call(seen, marks)
-    assert [a.name for a in charged[0]] == ["k"] and charged[1] == []
-
-
-def test_only_the_first_fill_and_sleep_in_a_flush_are_the_judges():
-    marks = [call(0, 10), flush(10, 30), call(30, 40)]
-    seen = [
-        work(FILL, 11, 15, launched=11, op="aten::fill_"),
-        work(SPIN, 15, 20, launched=12),
-        work(SPIN, 20, 90, launched=13),  # a finalizer's sleep inside the judge's range
-        work("k", 21, 25, launched=14),
-    ]
-    charged = launches.per_call(seen, marks)
-    assert [a.start_ns for a in charged[0]] == [20, 21]
-
-
-def test_a_judge_range_keeps_only_what_pytorch_launched_for_the_judge():
-    marks = [call(0, 10), launches.Range(launches.JUDGE, 10, 20, MAIN)]
-    seen = [
-        work(MEMCPY, 12, 14, launched=12, op="aten::copy_"),
-        work("kernel_from_a_finalizer", 14, 16, launched=13),
-        work(MEMCPY, 16, 18, launched=14, op="aten::copy_", thread=OTHER),
-    ]
-    [charged] = launches.per_call(seen, marks)
-    assert [a.name for a in charged] == ["kernel_from_a_finalizer", MEMCPY]
-
-
-def test_work_without_a_recorded_launch_is_placed_by_its_start_on_the_device():
-    marks = [call(10, 20), call(30, 40)]
-    seen = [work(MEMSET, 35, 36, launched=None), work(MEMSET, 5, 6, launched=None)]
-    charged = launches.per_call(seen, marks)
-    assert [[a.start_ns for a in c] for c in charged] == [[5], [35]]
-
-
-def test_no_calls_no_charges_and_an_empty_call_spans_nothing():
-    assert launches.per_call([work("k", 1, 2, 1)], []) == []
-    assert launches.span_ms([]) == 0.0
-
-
-def test_launch_times_and_ranges_are_read_from_real_event_fields():
+def test_launch_times_are_read_from_real_event_fields():
     events = [
-        Event(launches.CALL, CPU, "user_annotation", corr=1, scope=7, start=10, end=20, thread=3),
         Event("cuLaunchKernelEx", CPU, "cuda_driver", corr=40, start=12, thread=3),
         Event("my_kernel", CUDA, "kernel", corr=40, start=30, end=38),
         Event("aten::fill_", CPU, "cpu_op", corr=40, start=1),  # the same number, another space
@@ -371,7 +291,6 @@ def test_launch_times_and_ranges_are_read_from_real_event_fields():
     [activity] = launches.device_activities(events)
     assert (activity.launched_ns, activity.thread, activity.end_ns) == (12, 3, 38)
     assert activity.op == ""  # the op sharing the number is in another space: not its launcher
-    assert launches.ranges(events) == [launches.Range(launches.CALL, 10, 20, 3)]
 
 
 def test_a_fill_is_never_foreign_even_without_the_operator_that_launched_it():

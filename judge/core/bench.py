@@ -1,7 +1,7 @@
 """Timing: triton.testing.do_bench, statistics, throughput and speed of light.
 
-The measuring functions (`time_calls`, `calibrate`) run in the timer, on the
-device; the arithmetic (`summarize`, `throughput`, `consistent`) is pure and runs in the parent.
+The measuring functions (`time_calls`, `calibrate`) run in the timer, on the device; the
+arithmetic (`summarize`, `throughput`, `faster_than_light`) is pure and runs in the parent.
 """
 
 from __future__ import annotations
@@ -12,7 +12,6 @@ import math
 import os
 import statistics
 import tempfile
-import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,7 +22,6 @@ from judge.core.spec import PuzzleSpec, evaluate
 
 WARMUP_MS = 25  # do_bench warm-up budget
 REP_MS = 100  # do_bench repetition budget
-CROSS_CHECK_CALLS = 20  # synchronised calls in the wall-clock cross-check
 HEAD_START_US = 200  # the device's least wait after each flush while the host queues the call
 HEAD_START_HOST_FACTOR = 3  # ... and at least this many times the host time of one call
 COPY_CURVE_MIB = (1, 4, 16, 64, 256, 1024, 2048)  # copies calibrated, in MiB moved (read + write)
@@ -37,10 +35,6 @@ READ_MIB = 2048  # the read-bandwidth calibration: a sum over this many MiB
 # written kernels reach 0.9-1.1x cuBLAS at large shapes, and repeated calibrations of one device
 # agree within 3%, so a quarter above the peak is beyond any honest kernel of that precision.
 LIGHT_MARGIN = {"bytes": 1.10, "flop": 1.25}
-# The device's activity record must agree with the CUDA events: a mean span of a call's device
-# work (all streams) above the events' median by more than this factor and slack is a mismatch.
-SPAN_TOLERANCE = 1.10
-SPAN_SLACK_MS = 0.005
 METHOD = (
     "device time per call: what one call of solve() launched (recorded in its worker) replayed "
     "by a process that never imported the submission, on the judge's own buffers and inputs "
@@ -121,42 +115,6 @@ def _clock_khz(driver) -> float:
         return float(props.get("sm_clock_rate") or 2_000_000)
     except Exception:  # a driver without the query: the sleep is a little longer or shorter
         return 2_000_000.0
-
-
-def cross_check(fn: Callable[[], object], calls: int = CROSS_CHECK_CALLS) -> dict[str, float]:
-    """Event time against device-synchronised wall time, call by call, and the host's time.
-
-    Each call is bracketed by CUDA events on the current stream and followed by a device-wide
-    synchronise; the wall clock therefore includes work the call left running on other streams.
-    The same loop around an empty function gives the synchronisation overhead. `host_ms` is the
-    median time fn took to return on the host (its Python and launches), the device idle.
-    """
-    import torch
-
-    def loop(target: Callable[[], object]) -> tuple[float, float, float]:
-        events, walls, hosts = [], [], []
-        for _ in range(calls):
-            start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-            torch.cuda.synchronize()
-            t0 = time.perf_counter()
-            start.record()
-            t1 = time.perf_counter()
-            target()
-            hosts.append((time.perf_counter() - t1) * 1e3)
-            end.record()
-            torch.cuda.synchronize()
-            walls.append((time.perf_counter() - t0) * 1e3)
-            events.append(start.elapsed_time(end))
-        return statistics.median(events), statistics.median(walls), statistics.median(hosts)
-
-    event_ms, wall_ms, host_ms = loop(fn)
-    _, baseline_ms, _ = loop(lambda: None)
-    return {
-        "event_ms": event_ms,
-        "wall_ms": wall_ms,
-        "baseline_ms": baseline_ms,
-        "host_ms": host_ms,
-    }
 
 
 def calibrate() -> dict:
@@ -308,24 +266,6 @@ def faster_than_light(spec: PuzzleSpec, sizes, median_ms: float, calibration) ->
     )
 
 
-def call_times(events: list[float], spans: list[float] | None) -> list[float]:
-    """Each timed call's time: the longer of its CUDA-event time and its device span."""
-    if not spans:
-        return list(events)
-    return [max(e, s) for e, s in zip(events, spans, strict=True)]
-
-
-def span_mismatch(events: list[float], spans: list[float] | None) -> tuple[float, float] | None:
-    """(events' median, mean span) when the device's record saw more work per call than the
-    events did, beyond noise; None when they agree or there is no record."""
-    if not spans:
-        return None
-    event_ms, span_ms = statistics.median(events), statistics.fmean(spans)
-    if span_ms > event_ms * SPAN_TOLERANCE + SPAN_SLACK_MS:
-        return event_ms, span_ms
-    return None
-
-
 def geomean(values: Iterable[float]) -> float | None:
     values = list(values)
     if not values or any(v is None or v <= 0 for v in values):
@@ -386,41 +326,6 @@ def peak(spec: PuzzleSpec, calibration: dict | None) -> float | None:
     if spec.speed_of_light.peak == "copy_bandwidth":
         return calibration.get("copy_gbps")
     return (calibration.get("peaks_tflops") or {}).get(spec.speed_of_light.peak)
-
-
-def plausible_event(event: dict) -> bool:
-    """A benchmark's answer has the shape the worker sends: positive finite times, the
-    cross-check's three durations, and (where the device's record was read) a span per time."""
-
-    def number(x) -> bool:
-        return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
-
-    times, xc, spans = event.get("times"), event.get("cross_check"), event.get("spans")
-    return (
-        isinstance(times, list)
-        and bool(times)
-        and all(number(t) and t > 0 for t in times)
-        and isinstance(xc, dict)
-        and all(number(xc.get(k)) for k in ("wall_ms", "baseline_ms", "event_ms"))
-        and (
-            spans is None
-            or isinstance(spans, list)
-            and len(spans) == len(times)
-            and all(number(t) and t >= 0 for t in spans)
-        )
-        and (event.get("launches") is None or number(event["launches"]))
-    )
-
-
-def consistent(check: dict[str, float]) -> bool:
-    """False when the events saw much less time than the device-synchronised wall clock.
-
-    That happens when solve() returns with its work still running on another stream. The
-    synchronisation overhead (baseline) is taken off the wall time first; differences under 50 us
-    are not judged.
-    """
-    device_ms = check["wall_ms"] - check["baseline_ms"]
-    return not (device_ms > 0.05 and check["event_ms"] < 0.5 * device_ms)
 
 
 def is_tie(a: tuple[float, float, float], b: tuple[float, float, float]) -> bool:

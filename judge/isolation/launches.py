@@ -22,14 +22,6 @@ copies and fills such a library launches are device activities that PyTorch's pr
 Everything else is foreign. Every call whose output is checked or timed is listed: each case's
 call alone, and a benchmark's timed calls and re-checks in one recording.
 
-The same record times the calls (see `per_call`). The judge wraps each call of solve() in a
-range named CALL and its L2 flush and head start in one named FLUSH; each device activity is
-charged to the call that launched it, found from the host time and thread of its runtime or
-driver API call (`cuLaunchKernelEx`, `cudaMemcpy`, `cudaGraphLaunch`, ...), whichever stream it
-ran on and whenever it ran. A call's span runs from the start of its first activity to the end of
-its last, so work left on another stream, launched by a thread after solve() returned or replayed
-from a CUDA graph is in it.
-
 Like the referee, this is a check on the usual ways of cheating, not a sandbox: the submission
 runs in the same process and can look for the profiler. Where the profiler cannot list device
 work (no CUPTI, a failure inside it), the listing finds nothing and says so (`Recorder.events` is
@@ -38,7 +30,6 @@ None); an exception raised by the call itself always propagates.
 
 from __future__ import annotations
 
-import bisect
 import contextlib
 import os
 import sys
@@ -49,11 +40,7 @@ REASON = "foreign-launch"
 SHOWN = 3  # activity names named in the message
 NAME_CHARS = 80  # a name is cut to this many characters (cuBLAS's are long C++ signatures)
 _WORK = {"kernel", "gpu_memcpy", "gpu_memset"}  # profiler activity types that are device work
-CALL = "tpuzzle.call"  # the host range around one call of solve()
-FLUSH = "tpuzzle.flush"  # the host range around the judge's L2 flush and head start
-JUDGE = "tpuzzle.judge"  # the host range around the judge's own PyTorch work (refills, dumps)
 _FILL = "FillFunctor"  # PyTorch's fill kernel: writes one value, computes nothing
-_FLUSHES = (_FILL, "spin_kernel")  # the flush's fill and the head start's sleep
 
 
 @dataclass(frozen=True)
@@ -66,16 +53,6 @@ class Activity:
     end_ns: int = field(default=0, compare=False)
     launched_ns: int | None = field(default=None, compare=False)  # host time of its launch call
     thread: int | None = field(default=None, compare=False)  # host thread of its launch call
-
-
-@dataclass(frozen=True)
-class Range:
-    """A named range the judge marked on the host (CALL, FLUSH or JUDGE)."""
-
-    name: str
-    start_ns: int
-    end_ns: int
-    thread: int
 
 
 def foreign(
@@ -138,18 +115,6 @@ def _activity(event, ops: dict, launch) -> Activity:
     )
 
 
-def ranges(events) -> list[Range]:
-    """The judge's host ranges (CALL, FLUSH, JUDGE) among the raw events, in start order."""
-    from torch.autograd import DeviceType
-
-    found = [
-        Range(e.name(), e.start_ns(), _end_ns(e), _thread(e))
-        for e in events
-        if e.device_type() == DeviceType.CPU and e.name() in (CALL, FLUSH, JUDGE)
-    ]
-    return sorted(found, key=lambda r: r.start_ns)
-
-
 def _end_ns(event) -> int:
     getter = getattr(event, "end_ns", None)
     return getter() if getter is not None else event.start_ns() + event.duration_ns()
@@ -158,56 +123,6 @@ def _end_ns(event) -> int:
 def _thread(event) -> int:
     """The host thread of a CPU event (the profiler keeps it as the event's resource id)."""
     return int(event.device_resource_id())
-
-
-def per_call(activities: list[Activity], marks: list[Range]) -> list[list[Activity]]:
-    """The device work of each CALL range, in order: every activity is charged to the last call
-    that began on the host before it was launched (from any thread), except the judge's own
-    (see `_judges_own`). An activity whose launch the profiler did not record is placed by its
-    start on the device; one launched before the first call goes to the first."""
-    calls = [r for r in marks if r.name == CALL]
-    if not calls:
-        return []
-    starts = [r.start_ns for r in calls]
-    judges = _judges_own(activities, marks, calls[0].thread)
-    charged: list[list[Activity]] = [[] for _ in calls]
-    for index, activity in enumerate(activities):
-        if index in judges:
-            continue
-        when = activity.launched_ns if activity.launched_ns is not None else activity.start_ns
-        charged[max(bisect.bisect_right(starts, when) - 1, 0)].append(activity)
-    return charged
-
-
-def _judges_own(activities: list[Activity], marks: list[Range], thread: int) -> set[int]:
-    """Indices of the judge's own work, launched by the judge's thread inside its ranges: per
-    FLUSH range the first fill and the first sleep; in a JUDGE range what PyTorch's operators
-    launched. Anything else launched there (a finalizer the submission left to run) is not."""
-    mine = sorted(
-        (a.launched_ns, i)
-        for i, a in enumerate(activities)
-        if a.thread == thread and a.launched_ns is not None
-    )
-    times = [t for t, _ in mine]
-    own: set[int] = set()
-    for mark in marks:
-        if mark.name not in (FLUSH, JUDGE):
-            continue
-        lo, hi = bisect.bisect_left(times, mark.start_ns), bisect.bisect_right(times, mark.end_ns)
-        inside = [i for _, i in mine[lo:hi]]
-        if mark.name == JUDGE:
-            own.update(i for i in inside if activities[i].op)
-            continue
-        for marker in _FLUSHES:
-            own.update(next(([i] for i in inside if marker in activities[i].name), []))
-    return own
-
-
-def span_ms(activities: list[Activity]) -> float:
-    """From the start of the first activity to the end of the last, in milliseconds."""
-    if not activities:
-        return 0.0
-    return (max(a.end_ns for a in activities) - min(a.start_ns for a in activities)) / 1e6
 
 
 def _activity_type(event) -> str | None:
@@ -305,12 +220,6 @@ class Recorder:
             return device_activities(self.events) if self.events is not None else None
         except Exception:  # noqa: BLE001 - events of another shape: nothing can be read
             return None
-
-    def marks(self) -> list[Range]:
-        try:
-            return ranges(self.events) if self.events is not None else []
-        except Exception:  # noqa: BLE001
-            return []
 
 
 def listed(

@@ -233,7 +233,9 @@ def _arg(raw, scratch: int) -> dict:
     if "buf" in raw and isinstance(raw["buf"], str) and _NAME.match(raw["buf"]):
         return {"buf": raw["buf"], "at": at}
     if "scratch" in raw:
-        return {"scratch": _count(raw["scratch"], "a scratch index", max(scratch - 1, 0)), "at": at}
+        if not scratch:
+            raise NotReplayable("a recorded address points into scratch that was not allocated")
+        return {"scratch": _count(raw["scratch"], "a scratch index", scratch - 1), "at": at}
     raise NotReplayable("a recorded address points nowhere")
 
 

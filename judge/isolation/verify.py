@@ -102,8 +102,9 @@ class Checker:
         outside = outside_triton(f"benchmark {case.name}", event)
         if outside:
             return Verdict.REJECTED, "outside-triton", outside
-        seeds = self.plan.recheck_seeds(case) if fresh else self.plan.bench_seeds(case)
-        return self.sets(case, tag, seeds, self.worker.dir)
+        if fresh:
+            return self.sets(case, tag, self.plan.recheck_seeds(case), self.worker.dir, FRESH)
+        return self.sets(case, tag, self.plan.bench_seeds(case), self.worker.dir, AGAIN)
 
     def replayed(self, case: Case, tag: str, event: dict, directory: Path) -> Problem | None:
         """The timer's replay: every replayed call right on its fresh inputs (counted there on
@@ -122,9 +123,11 @@ class Checker:
                 "launched while recorded does not compute the answer on other inputs (does it "
                 "skip work on repeated calls, or keep answers between calls?)",
             )
-        return self.sets(case, tag, self.plan.recheck_seeds(case), directory)
+        return self.sets(case, tag, self.plan.recheck_seeds(case), directory, REPLAYED)
 
-    def sets(self, case: Case, tag: str, seeds: list[int], directory: Path) -> Problem | None:
+    def sets(
+        self, case: Case, tag: str, seeds: list[int], directory: Path, how: str
+    ) -> Problem | None:
         """The buffers left as TAG_setJ for each input set's seed, against their truths."""
         for j, seed in enumerate(seeds):
             one = replace(case, seed=seed)
@@ -133,7 +136,7 @@ class Checker:
                 result = self.case(one, self.plan.truths.get(one), files)
             except WorkerFailure as exc:
                 return Verdict.ERROR, exc.kind, exc.message
-            problem = recheck_problem(case, result)
+            problem = recheck_problem(case, result, how)
             if problem is not None:
                 return problem
         return None
@@ -199,16 +202,21 @@ def outside_triton(where: str, event: dict) -> str | None:
     )
 
 
-def recheck_problem(case: Case, result: CaseResult) -> Problem | None:
-    """A benchmark's re-check on fresh inputs that got a wrong answer, as a failure."""
+FRESH = "on fresh inputs at the same addresses"
+AGAIN = "on its input sets again, from the sentinel, after the first calls compiled and tuned"
+REPLAYED = "on fresh inputs, replayed in the timer"
+
+
+def recheck_problem(case: Case, result: CaseResult, how: str = FRESH) -> Problem | None:
+    """A benchmark's call made again (`how`) that got a wrong answer, as a failure."""
     if result.status == "passed":
         return None
     return (
         Verdict.FAILED,
         "recheck-failed",
-        f"benchmark {case.name}: called again on the timed buffers refilled with "
-        f"fresh inputs, solve() got them wrong ({check.failure_message(result)}); "
-        "does it skip work on repeated calls, or keep answers per address?",
+        f"benchmark {case.name}: called again {how}, solve() got them wrong "
+        f"({check.failure_message(result)}); does it skip work on repeated calls, or keep "
+        "answers per address?",
     )
 
 

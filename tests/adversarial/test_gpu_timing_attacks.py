@@ -1,9 +1,12 @@
 """Attacks on the timing, and honest designs that must not be mistaken for them, on a CUDA device.
 
-A call's time is the longer of its CUDA events and the span of every piece of device work it
-caused (any stream, any thread, launched before or after solve() returned), from the profiler's
-record of the very calls that are timed; a mean span beyond the events' median is
-`timing-mismatch`, and foreign work in any checked or timed call is `foreign-launch`. Every
+The submission's worker only records what one call of solve() launched; a timer that never
+imported it replays that sequence on its own buffers, with inputs the worker never saw, timing
+and checking every call. So an attack on the clocks in the worker changes nothing, work moved to
+another stream or thread is timed on one stream in the replay, and a recorded sequence that does
+less than the call did (a lie to the recorder, a copy of an answer kept from an earlier call)
+fails on the timer's fresh inputs. Work whose launches depend on more than the sizes cannot be
+replayed (`not-replayable`), and foreign work in any recorded call is `foreign-launch`. Every
 attack wraps a puzzle's shipped solution (`honest`); each has the verdicts it may get, and one
 that is not rejected must not be ranked faster than the honest kernel.
 
@@ -106,6 +109,24 @@ def out_bytes(args):
     return {out_bytes}
 
 
+@triton.jit
+def _copy(src, dst, n, BLOCK: tl.constexpr):
+    offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offsets < n
+    source = src.to(tl.pointer_type(tl.int8))
+    target = dst.to(tl.pointer_type(tl.int8))
+    tl.store(target + offsets, tl.load(source + offsets, mask=mask), mask=mask)
+
+
+def copy_bytes(src, dst, n):
+    _copy[(triton.cdiv(n, 4096),)](src, dst, n, BLOCK=4096)
+
+
+@triton.jit
+def _touch(address):
+    tl.store(address.to(tl.pointer_type(tl.int32)), 1)
+
+
 def loaded(fragment):
     '''A shared library this process already mapped (PyTorch loads the CUDA runtime).'''
     with open("/proc/self/maps") as maps:
@@ -115,12 +136,14 @@ def loaded(fragment):
 {halves}
 """
 
-REJECTED_TIMING = {("rejected", "timing-mismatch")}
+NOT_REPLAYABLE = {("rejected", "not-replayable")}
 NEVER_PASSES = {
-    ("rejected", "timing-mismatch"),
+    ("rejected", "not-replayable"),
     ("failed", "unwritten"),
     ("failed", "recheck-failed"),
+    ("failed", "timed-call-wrong"),
 }
+CAUGHT_TIMED = {("failed", "timed-call-wrong"), ("failed", "recheck-failed")}
 HONEST = {("passed", "ok")}
 
 # name: (body, the (verdict, reason) pairs it may get, puzzles it runs on)
@@ -132,7 +155,7 @@ def solve(*args):
     with torch.cuda.stream(side):
         honest.solve(*args)
 """,
-        REJECTED_TIMING,
+        HONEST,  # replayed on one stream: timed whole
         ("vector_add", "relu", "softmax_rows"),
     ),
     # half the grid on the current stream, half on a side stream that does not wait for it: the
@@ -145,7 +168,7 @@ def solve(*args):
         honest.solve(*second)
     honest.solve(*first)
 """,
-        REJECTED_TIMING,
+        HONEST,
         ("vector_add", "relu", "softmax_rows"),
     ),
     # the real work on a side stream, a decoy of half the size on the current one
@@ -165,7 +188,7 @@ def solve(*args):
         honest.solve(*args)
     honest.solve(*decoy)
 """,
-        REJECTED_TIMING,
+        HONEST,  # both replayed: slower than honest
         ("vector_add", "relu", "softmax_rows"),
     ),
     # launched by a thread after solve() has returned
@@ -186,7 +209,7 @@ def solve(*args):
     with torch.cuda.stream(side):
         honest.solve(*args)
 """,
-        REJECTED_TIMING,
+        HONEST | NEVER_PASSES,
         ("vector_add", "relu"),
     ),
     # a CUDA graph per set of addresses, replayed on a stream of its own
@@ -207,7 +230,7 @@ def solve(*args):
     with torch.cuda.stream(replay):
         graphs[args].replay()
 """,
-        REJECTED_TIMING | {("rejected", "torch-in-solve")},
+        NOT_REPLAYABLE | {("rejected", "torch-in-solve")},  # a graph launch is no Triton launch
         ("vector_add", "relu"),
     ),
     # honest on the first call; from the second on, the answer copied in by cudaMemcpy
@@ -252,6 +275,111 @@ def solve(*args):
 """,
         # the eager collector runs it inside the call (timed as it is), or where no hook sees it
         NEVER_PASSES | HONEST | {("rejected", "foreign-launch")},
+        ("vector_add",),
+    ),
+    # less work only while timed, found on the call stack: nothing is timed in the worker
+    "less_work_when_a_timer_is_on_the_stack": (
+        """
+import inspect
+
+TIMERS = {{"do_bench", "time_calls", "timed", "play", "run"}}
+
+
+def solve(*args):
+    if any(frame.function in TIMERS for frame in inspect.stack(0)):
+        first, _ = halves(args)
+        honest.solve(*first)
+    else:
+        honest.solve(*args)
+""",
+        HONEST,
+        ("vector_add", "softmax_rows"),
+    ),
+    # do_bench and the judge's timing replaced at import, the clocks agreeing with each other
+    "patched_clocks": (
+        """
+import triton.testing
+
+triton.testing.do_bench = lambda *a, **k: [0.0001] * 100
+try:
+    import judge.core.bench as judge_bench
+
+    judge_bench.time_calls = lambda *a, **k: [0.0001] * 100
+    judge_bench.summarize = lambda times: (0.0001, 0.0001, 0.0001, 100)
+except Exception:
+    pass
+
+
+def solve(*args):
+    honest.solve(*args)
+""",
+        HONEST,
+        ("vector_add", "relu"),
+    ),
+    # the whole answer computed unrecorded, and only half of it shown to the recorder
+    "lies_to_the_recorder": (
+        """
+def recorder():
+    return next(o for o in gc.get_objects() if type(o).__name__ == "LaunchRecorder")
+
+
+def solve(*args):
+    rec = recorder()
+    steps, rec._steps = rec._steps, None
+    honest.solve(*args)
+    rec._steps = steps
+    first, _ = halves(args)
+    honest.solve(*first)
+""",
+        CAUGHT_TIMED,
+        ("vector_add", "softmax_rows"),
+    ),
+    # the answer computed once per set of addresses, then copied back by a Triton kernel from
+    # memory kept between calls (the timer poisons scratch and draws inputs the worker never saw)
+    "answer_kept_between_calls": (
+        """
+kept = {{}}
+
+
+def solve(*args):
+    size = out_bytes(args)
+    if args not in kept:
+        honest.solve(*args)
+        keep = torch.empty(size, dtype=torch.int8, device="cuda")
+        copy_bytes(args[OUT], keep.data_ptr(), size)
+        kept[args] = keep
+        return
+    copy_bytes(kept[args].data_ptr(), args[OUT], size)
+""",
+        CAUGHT_TIMED,
+        ("vector_add", "softmax_rows"),
+    ),
+    # other launches on every other call: no fixed sequence per size
+    "launches_that_change_between_calls": (
+        """
+def solve(*args):
+    calls[0] += 1
+    if calls[0] % 2:
+        honest.solve(*args)
+    else:
+        first, second = halves(args)
+        honest.solve(*first)
+        honest.solve(*second)
+""",
+        NOT_REPLAYABLE,
+        ("vector_add",),
+    ),
+    # a kernel that reports to pinned host memory (what a fingerprinting solve() reads back)
+    "pinned_host_memory": (
+        """
+flag = torch.zeros(4, dtype=torch.int32, pin_memory=True)
+
+
+def solve(*args):
+    honest.solve(*args)
+    _touch[(1,)](flag.data_ptr())
+""",
+        NOT_REPLAYABLE,
         ("vector_add",),
     ),
     # honest designs: a forked and joined side stream; a thread joined before returning (its
@@ -350,10 +478,10 @@ def test_a_timing_attack_gets_its_verdict_and_never_outranks_honest(
     )
     assert (report.verdict.value, report.reason) in allowed, report.message
     assert not ranked_faster(report, honest), (report.score, honest.score)
-    if report.reason == "timing-mismatch" and "device's record" in report.message:
-        assert "CUDA events saw" in report.message and "us of work per call" in report.message
-    if report.passed:  # timed as what it is: every stream's work in its time
-        assert report.ranked and report.timing[0].device_span_ms is not None
+    if report.reason == "timed-call-wrong":
+        assert "timed call " in report.message and "drawn fresh" in report.message
+    if report.passed:  # timed as what it is: the replay of everything it launched
+        assert report.ranked and report.timing[0].replayed
         assert report.score.ms >= FASTER_BY * honest.score.ms, (report.score, honest.score)
     if attack == "honest_fork_join":  # no host work beyond the honest kernel's: timed alike
         assert report.score.ms <= 1.5 * honest.score.ms, (report.score, honest.score)

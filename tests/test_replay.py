@@ -1,0 +1,122 @@
+"""A recorded call as data: what the timer accepts to replay, and what it refuses."""
+
+import copy
+
+import pytest
+
+from judge.isolation import replay
+from judge.isolation.replay import NotReplayable, Region
+
+KEY = "ab" * 32
+
+
+def kernel(name="add_kernel", signature=(("x", "i64"), ("n", "i32"), ("BLOCK", "constexpr"))):
+    return {
+        "key": KEY,
+        "name": name,
+        "signature": [list(p) for p in signature],
+        "directory": "/cache/x",
+    }
+
+
+def launch(args=None, grid=(4, 1, 1)):
+    args = args if args is not None else [{"buf": "c_ptr", "at": 16384}, {"v": 1000}, {"v": None}]
+    return {"launch": KEY, "grid": list(grid), "args": args}
+
+
+def call(**more):
+    return {"kernels": [kernel()], "scratch": [], "steps": [launch()], **more}
+
+
+def test_a_well_formed_call_is_kept_as_recorded():
+    sequence = replay.validated(call())
+    assert sequence.launches() == 1 and sequence.scratch == ()
+    assert sequence.describe() == ("add_kernel grid 4x1x1",)
+    assert replay.validated(sequence.to_dict()) == sequence
+
+
+def test_fills_of_scratch_are_replayed_but_nothing_else_is_filled():
+    raw = call(scratch=[64])
+    raw["steps"].insert(
+        0, {"fill": {"scratch": 0, "at": 0}, "nbytes": 64, "dtype": "float32", "value": 0}
+    )
+    assert replay.validated(raw).describe()[0] == "fill 64 bytes of scratch 0 with 0 (float32)"
+    raw["steps"][0]["fill"] = {"buf": "c_ptr", "at": 0}
+    with pytest.raises(NotReplayable, match="not scratch it allocated"):
+        replay.validated(raw)
+
+
+@pytest.mark.parametrize(
+    ("change", "why"),
+    [
+        (
+            lambda r: r["kernels"][0]["signature"].append(["y", '*fp32"); system("x']),
+            "does not replay",
+        ),
+        (
+            lambda r: r["kernels"][0]["signature"].append(["d", "tensordesc<fp32[64]>"]),
+            "does not replay",
+        ),
+        (lambda r: r["kernels"][0].update(name="a b"), "invalid name"),
+        (lambda r: r["kernels"][0].update(key="../../etc"), "no valid key"),
+        (lambda r: r["steps"][0].update(grid=[1, 1]), "grid of 2 dimensions"),
+        (lambda r: r["steps"][0].update(grid=[-1, 1, 1]), "out of range"),
+        (lambda r: r["steps"][0]["args"].pop(), "2 arguments for 3 parameters"),
+        (
+            lambda r: r["steps"][0]["args"].__setitem__(1, {"v": 0x7F3BFFE00000}),
+            "points into neither",
+        ),
+        (lambda r: r["steps"][0]["args"].__setitem__(1, {"scratch": 0, "at": 0}), "not allocated"),
+        (lambda r: r["steps"][0]["args"].__setitem__(1, {"v": "text"}), "neither a number"),
+        (lambda r: r["steps"].__setitem__(0, {"copy": 1}), "neither a launch nor a fill"),
+        (lambda r: r.update(steps=[]), "launched no Triton kernel"),
+        (lambda r: r.update(scratch=[replay.MAX_SCRATCH_BYTES, 1]), "bytes of scratch"),
+        (lambda r: r.update(steps=[launch()] * (replay.MAX_STEPS + 1)), "launches and fills"),
+        (lambda r: r.update(unsupported="solve() filled a non-contiguous view"), "non-contiguous"),
+        (lambda r: r.update(kernels="x"), "garbled"),
+    ],
+)
+def test_what_cannot_be_replayed_safely_is_refused(change, why):
+    raw = copy.deepcopy(call())
+    change(raw)
+    with pytest.raises(NotReplayable, match=why):
+        replay.validated(raw)
+
+
+def test_every_set_must_launch_the_same_work():
+    same = replay.agreed([call(), call()])
+    assert same.launches() == 1
+    other = call()
+    other["steps"][0]["grid"] = [5, 1, 1]
+    with pytest.raises(
+        NotReplayable, match="step 0: add_kernel grid 4x1x1 against add_kernel grid 5x1x1"
+    ):
+        replay.agreed([call(), other])
+    other = call()
+    other["steps"][0]["args"][1] = {"v": 999}
+    with pytest.raises(NotReplayable, match="the same kernels with other arguments"):
+        replay.agreed([call(), other])
+    with pytest.raises(NotReplayable, match="2 steps against 1"):
+        replay.agreed([call(steps=[launch(), launch()]), call()])
+    with pytest.raises(NotReplayable, match="no call"):
+        replay.agreed([])
+
+
+def test_where_the_kernels_files_lie_does_not_make_sets_differ():
+    moved = call()
+    moved["kernels"][0]["directory"] = "/cache/y"
+    assert replay.agreed([call(), moved]).launches() == 1
+
+
+def test_addresses_become_offsets_into_what_holds_them():
+    regions = [
+        Region("buf", "a_ptr", 0x7F0000000000, 4096),
+        Region("scratch", 0, 0x7F0000100000, 64),
+        Region("scratch", 1, 0x7F0000100000, 128),
+    ]  # freed and allocated again
+    assert replay.relative(0x7F0000000010, regions) == {"buf": "a_ptr", "at": 16}
+    assert replay.relative(0x7F0000001000, regions) == {"buf": "a_ptr", "at": 4096}  # one past
+    assert replay.relative(0x7F0000100008, regions) == {"scratch": 1, "at": 8}
+    assert replay.relative(25_000_000, regions) == {"v": 25_000_000}
+    assert replay.relative(True, regions) == {"v": True}
+    assert replay.relative(0.5, regions) == {"v": 0.5}

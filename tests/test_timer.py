@@ -1,0 +1,78 @@
+"""The parent hands the timer a recorded call's kernels: only their two files, only from the
+worker's own cache, only plain files describing the kernel recorded."""
+
+import json
+import os
+
+import pytest
+
+from judge.isolation import replay, timer
+
+KEY = "ef" * 32
+
+
+def sequence(directory, name="k"):
+    return replay.validated(
+        {
+            "kernels": [
+                {"key": KEY, "name": name, "signature": [["x", "i64"]], "directory": str(directory)}
+            ],
+            "scratch": [],
+            "steps": [{"launch": KEY, "grid": [1, 1, 1], "args": [{"v": 1}]}],
+        }
+    )
+
+
+def compiled(folder, name="k", **metadata):
+    folder.mkdir(parents=True, exist_ok=True)
+    data = {"name": name, "target": {"backend": "cuda", "arch": 90, "warp_size": 32}, **metadata}
+    (folder / f"{name}.json").write_text(json.dumps(data))
+    (folder / f"{name}.cubin").write_bytes(b"\x7fELF")
+    return folder
+
+
+def test_the_two_files_are_copied_into_the_timer_s_folder(tmp_path):
+    cache = tmp_path / "cache"
+    compiled(cache / "abc")
+    (cache / "abc" / "k.ttir").write_text("ir")
+    timer.copy_kernels(sequence(cache / "abc"), cache, tmp_path / "timer")
+    assert sorted(os.listdir(tmp_path / "timer" / KEY)) == ["k.cubin", "k.json"]
+
+
+def test_files_outside_the_worker_s_cache_are_refused(tmp_path):
+    cache, elsewhere = tmp_path / "cache", compiled(tmp_path / "elsewhere")
+    cache.mkdir()
+    with pytest.raises(replay.NotReplayable, match="not in the worker's cache"):
+        timer.copy_kernels(sequence(cache / ".." / "elsewhere"), cache, tmp_path / "timer")
+    (cache / "link").symlink_to(elsewhere)
+    with pytest.raises(replay.NotReplayable, match="not in the worker's cache"):
+        timer.copy_kernels(sequence(cache / "link"), cache, tmp_path / "timer")
+
+
+def test_a_linked_or_missing_file_is_refused(tmp_path):
+    cache = tmp_path / "cache"
+    folder = compiled(cache / "abc")
+    (folder / "k.cubin").unlink()
+    with pytest.raises(replay.NotReplayable, match="no compiled cubin"):
+        timer.copy_kernels(sequence(folder), cache, tmp_path / "timer")
+    (folder / "k.cubin").symlink_to(tmp_path / "secret")
+    (tmp_path / "secret").write_bytes(b"x")
+    with pytest.raises(replay.NotReplayable, match="no compiled cubin"):
+        timer.copy_kernels(sequence(folder), cache, tmp_path / "timer")
+
+
+@pytest.mark.parametrize(
+    ("metadata", "why"),
+    [
+        ({"name": "other"}, "does not describe it"),
+        ({"target": {"backend": "hip"}}, "another backend"),
+        ({"tensordesc_meta": [{"swizzle": 1}]}, "tensor descriptors"),
+    ],
+)
+def test_metadata_that_does_not_describe_a_plain_cuda_kernel_is_refused(tmp_path, metadata, why):
+    cache = tmp_path / "cache"
+    folder = compiled(cache / "abc")
+    data = json.loads((folder / "k.json").read_text())
+    (folder / "k.json").write_text(json.dumps({**data, **metadata}))
+    with pytest.raises(replay.NotReplayable, match=why):
+        timer.copy_kernels(sequence(folder), cache, tmp_path / "timer")

@@ -26,6 +26,9 @@ class FakeTruths:
         self.asked.append(case.seed)
         return FakeTruth(case)
 
+    def output_files(self, case):
+        return {"c_ptr": {"path": f"/sealed/{case.seed}/c", "dtype": "float64", "n": 300}}
+
 
 def make(spec, secret="", interpret=False, truths=None):
     return Plan(spec, Path("sub.py"), secret, interpret, truths or FakeTruths())
@@ -67,7 +70,7 @@ def test_case_and_bench_commands_name_the_parent_s_sealed_inputs(vector_add):
     p = make(vector_add, truths=truths)
     one = p.case_command(SMALL, 4)
     assert one == {"sizes": {"N": 300}, "seed": 4, "draw": "", "inputs": {"a_ptr": "/sealed/4/a"}}
-    command = p.bench_command(SMALL)
+    command = p.bench_command(SMALL, True)
     fresh = p.recheck_seeds(SMALL)
     assert command["seeds"] == [4, 5, 6] and command["recheck"] == fresh
     assert command["inputs"] == [{"a_ptr": f"/sealed/{s}/a"} for s in (4, 5, 6)]
@@ -75,6 +78,21 @@ def test_case_and_bench_commands_name_the_parent_s_sealed_inputs(vector_add):
     assert truths.asked == [4, 4, 5, 6, *fresh]  # the timed sets' truths before the fresh ones
     reference = p.reference_command(SMALL)
     assert reference["op"] == "time_reference" and reference["seeds"] == [4, 5, 6]
+
+
+def test_a_timed_worker_never_sees_the_fresh_sets_which_are_the_timer_s(vector_add, tmp_path):
+    p = make(vector_add)
+    command = p.bench_command(SMALL, False)
+    fresh = p.recheck_seeds(SMALL)
+    assert "recheck" not in command and "recheck_inputs" not in command
+    assert not set(fresh) & set(command["seeds"])
+    replay = p.replay_command(SMALL, "bench0", {"steps": []}, tmp_path)
+    assert replay["op"] == "replay" and replay["seeds"] == fresh
+    assert replay["inputs"] == [{"a_ptr": f"/sealed/{s}/a"} for s in fresh]
+    assert replay["truths"] == [
+        {"c_ptr": {"path": f"/sealed/{s}/c", "dtype": "float64", "n": 300}} for s in fresh
+    ]
+    assert (replay["kernels"], replay["sequence"]) == (str(tmp_path), {"steps": []})
 
 
 def test_buffer_files_are_named_by_the_parent(vector_add, tmp_path):

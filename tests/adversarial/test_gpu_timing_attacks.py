@@ -197,7 +197,7 @@ def solve(*args):
 def solve(*args):
     threading.Thread(target=lambda: (time.sleep(0.0002), honest.solve(*args))).start()
 """,
-        NEVER_PASSES,
+        NEVER_PASSES | {("rejected", "helper-process")},
         ("vector_add", "softmax_rows"),
     ),
     # forked properly, but joined only at the start of the next call: the work runs into it
@@ -282,7 +282,7 @@ def solve(*args):
         """
 import inspect
 
-TIMERS = {{"do_bench", "time_calls", "timed", "play", "run"}}
+TIMERS = {{"do_bench", "time_calls", "timed", "play"}}
 
 
 def solve(*args):

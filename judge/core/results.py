@@ -211,7 +211,10 @@ class RunReport:
             reason=data["reason"],
             message=data.get("message", ""),
             cases=tuple(_case_from_dict(c) for c in data.get("cases", ())),
-            timing=tuple(Timing(**t) for t in data.get("timings", ())),
+            timing=tuple(
+                Timing(**{**t, "replayed": tuple(t.get("replayed") or ())})
+                for t in data.get("timings", ())
+            ),
             env=EnvInfo(**data["env"]),
             ranked=data.get("ranked", False),
             notes=tuple(data.get("notes", ())),

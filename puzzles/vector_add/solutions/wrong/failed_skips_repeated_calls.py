@@ -1,5 +1,5 @@
 # expect: failed recheck-failed
-# mistake: verdict called again on the timed buffers
+# mistake: verdict called again on fresh inputs
 # Computes once per set of addresses, then returns at once when called again with the same ones,
 # hoping that the timed calls are never checked.
 import triton

@@ -37,6 +37,16 @@ def test_run_report_shows_verdict_failure_and_timing():
         assert expected in text
 
 
+def test_run_report_shows_what_one_call_launched_as_replayed():
+    sample = sample_report()
+    lines = tuple(f"kernel_{i} grid {i}x1x1" for i in range(8))
+    timed = replace(sample, timing=(replace(sample.timing[0], replayed=lines),))
+    text = render(report.run_report(timed, rank=None))
+    assert "launched: kernel_0 grid 0x1x1; kernel_1 grid 1x1x1" in text
+    assert "kernel_5 grid 5x1x1; and 2 more" in text and "kernel_6" not in text
+    assert "launched:" not in render(report.run_report(sample, rank=None))
+
+
 def test_catalogue_and_puzzle_page(vector_add):
     assert "vector_add" in render(report.puzzle_list([vector_add], {}))
     page = render(report.puzzle_page(vector_add))

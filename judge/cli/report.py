@@ -151,10 +151,25 @@ def _buffer_summary(b) -> str:
     return ", ".join(parts)
 
 
+SHOWN_LAUNCHES = 6  # lines of a shape's replayed sequence shown
+
+
+def _launched(report: RunReport) -> list[Text]:
+    """What one call of solve() launched, per shape, as the timer replayed it."""
+    lines = []
+    for t in report.timing:
+        shown = list(t.replayed[:SHOWN_LAUNCHES])
+        if len(t.replayed) > SHOWN_LAUNCHES:
+            shown.append(f"and {len(t.replayed) - SHOWN_LAUNCHES} more")
+        if shown:
+            lines.append(Text(f"{t.case} launched: " + "; ".join(shown), style="dim"))
+    return lines
+
+
 def _timing_table(report: RunReport, rank: tuple[int, int] | None) -> Group:
     """A row per benchmark shape, then the score over every shape, and how the times were
     taken."""
-    table = Table(title="timing (device time per call, every stream)", title_justify="left")
+    table = Table(title="timing (device time per call, replayed)", title_justify="left")
     for name in (
         "benchmark",
         "median",
@@ -195,11 +210,12 @@ def _timing_table(report: RunReport, rank: tuple[int, int] | None) -> Group:
     lines = [
         table,
         Text(
-            "host/launches: one call's time on the host and the kernels, copies and fills it "
-            "causes; copy %: of a device copy moving the same bytes; peak %: of the device's "
+            "host/launches: the replay's host time for one call and the kernels it "
+            "launches; copy %: of a device copy moving the same bytes; peak %: of the device's "
             "measured peak; vs library: the fastest library call for the same work",
             style="dim",
         ),
+        *_launched(report),
     ]
     if report.score is not None:
         lines.append(

@@ -1,5 +1,5 @@
 # expect: failed recheck-failed
-# mistake: verdict called again on fresh inputs
+# mistake: verdict solve() got them wrong
 # Computes once per set of addresses, then returns at once when called again with the same ones,
 # hoping that the timed calls are never checked.
 import triton

@@ -32,8 +32,8 @@ READ_MIB = 2048  # the read-bandwidth calibration: a sum over this many MiB
 # copy). FLOP: the measured peak of the puzzle's own precision (`speed_of_light.peak`: float32
 # SIMT, TF32 or float16 tensor cores; cuBLAS at 8192^3), never a faster precision's: a float32
 # puzzle held to the float16 peak would let a TF32 kernel run at 1.4x its own peak unranked. Hand
-# written kernels reach 0.9-1.1x cuBLAS at large shapes, and repeated calibrations of one device
-# agree within 3%, so a quarter above the peak is beyond any honest kernel of that precision.
+# written kernels reach 0.9-1.1x cuBLAS at large shapes, so a quarter above the peak is beyond any
+# honest kernel of that precision.
 LIGHT_MARGIN = {"bytes": 1.10, "flop": 1.25}
 METHOD = (
     "device time per call: what one call of solve() launched (recorded in its worker) replayed "

@@ -39,6 +39,7 @@ ALLOCATING = {
     "full_like": "arg1",
 }
 FILLING = {"fill_": "arg1", "zero_": 0}
+LAUNCHER_PREFIX = 9  # what Triton passes its launcher before the kernel's own arguments
 
 
 class LaunchRecorder:
@@ -178,32 +179,11 @@ class _Recording:
     def __init__(self, inner, recorder: LaunchRecorder, kernel: dict | str):
         self._inner, self._recorder, self._kernel = inner, recorder, kernel
 
-    def __call__(
-        self,
-        grid_x,
-        grid_y,
-        grid_z,
-        stream,
-        function,
-        metadata,
-        launch_metadata,
-        enter_hook,
-        exit_hook,
-        *args,
-    ):
-        self._recorder.note_launch(self._kernel, (grid_x, grid_y, grid_z), args)
-        return self._inner(
-            grid_x,
-            grid_y,
-            grid_z,
-            stream,
-            function,
-            metadata,
-            launch_metadata,
-            enter_hook,
-            exit_hook,
-            *args,
-        )
+    def __call__(self, *launch):
+        """Triton's launcher call: grid x, y, z, stream, function, packed metadata, launch
+        metadata, enter and exit hooks, then the kernel's arguments."""
+        self._recorder.note_launch(self._kernel, launch[:3], launch[LAUNCHER_PREFIX:])
+        return self._inner(*launch)
 
     def __getattr__(self, name):
         return getattr(self._inner, name)

@@ -299,10 +299,11 @@ class Worker:
                 )
             )
         self.sync()
-        result = player.timed(player.Player(sequence, kernels), sets)
+        replayer = player.Player(sequence, kernels)
+        result = player.timed(replayer, sets)
         for j, one in enumerate(sets):
             one.reset()
-            player.Player(sequence, kernels).play(one.bases, one.scratch)
+            replayer.play(one.bases, one.scratch)
             self.dump(one.fulls, f"{cmd['tag']}_set{j}")
         self.send("replayed", launches=list(sequence.describe()), **result)
 

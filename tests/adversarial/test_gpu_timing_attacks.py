@@ -84,6 +84,57 @@ def halves(args):
         1,
         "4 * args[2] * args[3]",
     ),
+    # only the first half is ever used alone: the second half of a histogram zeroes it again
+    "histogram": Target(
+        "{sizes: {N: 8000000, num_bins: 256}, seed: 7}",
+        (
+            Case("N=1500 bins=10", (("N", 1500), ("num_bins", 10)), 11),
+            Case("N=1000003 bins=1024", (("N", 1_000_003), ("num_bins", 1024)), 12),
+        ),
+        """
+def halves(args):
+    src, counts, n, bins = args
+    h = n // 2
+    return (src, counts, h, bins), (src + 4 * h, counts, n - h, bins)
+""",
+        1,
+        "4 * args[3]",
+    ),
+    "conv2d": Target(
+        "{sizes: {input_rows: 2048, input_cols: 2048, kernel_rows: 9, kernel_cols: 9}, seed: 7}",
+        (
+            Case("127x129 3x3", (("input_rows", 127), ("input_cols", 129),
+                                 ("kernel_rows", 3), ("kernel_cols", 3)), 11),
+            Case("1023x1025 2x9", (("input_rows", 1023), ("input_cols", 1025),
+                                   ("kernel_rows", 2), ("kernel_cols", 9)), 12),
+        ),
+        """
+def halves(args):
+    src, weights, dst, rows, cols, krows, kcols = args
+    out_cols = cols - kcols + 1
+    h = (rows - krows + 1) // 2
+    first = (src, weights, dst, h + krows - 1, cols, krows, kcols)
+    second = (src + 4 * h * cols, weights, dst + 4 * h * out_cols, rows - h, cols, krows, kcols)
+    return first, second
+""",
+        2,
+        "4 * (args[3] - args[5] + 1) * (args[4] - args[6] + 1)",
+    ),
+    "matmul": Target(
+        "{sizes: {M: 2048, N: 2048, K: 2048}, seed: 7}",
+        (
+            Case("M=3 N=5 K=7", (("M", 3), ("N", 5), ("K", 7)), 11),
+            Case("M=513 N=257 K=129", (("M", 513), ("N", 257), ("K", 129)), 12),
+        ),
+        """
+def halves(args):
+    a, b, c, m, n, k = args
+    h = m // 2
+    return (a, b, c, h, n, k), (a + 4 * h * n, b, c + 4 * h * k, m - h, n, k)
+""",
+        2,
+        "4 * args[3] * args[5]",
+    ),
 }
 
 PRELUDE = """
@@ -293,7 +344,7 @@ def solve(*args):
         honest.solve(*args)
 """,
         HONEST,
-        ("vector_add", "softmax_rows"),
+        ("vector_add", "softmax_rows", "histogram", "conv2d", "matmul"),
     ),
     # do_bench and the judge's timing replaced at import, the clocks agreeing with each other
     "patched_clocks": (
@@ -314,7 +365,7 @@ def solve(*args):
     honest.solve(*args)
 """,
         HONEST,
-        ("vector_add", "relu"),
+        ("vector_add", "relu", "matmul"),
     ),
     # the whole answer computed unrecorded, and only half of it shown to the recorder
     "lies_to_the_recorder": (
@@ -331,8 +382,9 @@ def solve(*args):
     first, _ = halves(args)
     honest.solve(*first)
 """,
-        CAUGHT_TIMED,
-        ("vector_add", "softmax_rows"),
+        # a histogram's first half zeroes the counts again: wrong already in the judged call
+        CAUGHT_TIMED | {("failed", "wrong-answer")},
+        ("vector_add", "softmax_rows", "histogram", "conv2d"),
     ),
     # the answer computed once per set of addresses, then copied back by a Triton kernel from
     # memory kept between calls (the timer poisons scratch and draws inputs the worker never saw)
@@ -352,7 +404,28 @@ def solve(*args):
     copy_bytes(kept[args].data_ptr(), args[OUT], size)
 """,
         CAUGHT_TIMED,
-        ("vector_add", "softmax_rows"),
+        ("vector_add", "softmax_rows", "histogram", "conv2d", "matmul"),
+    ),
+    # inputs recognised by a fingerprint read back from the device: less work on a repeat (the
+    # timer draws every timed call's inputs fresh, so a repeat is never timed)
+    "less_work_on_a_fingerprinted_repeat": (
+        """
+seen = set()
+probe = torch.zeros(8, dtype=torch.int32, device="cuda")
+
+
+def solve(*args):
+    copy_bytes(args[0], probe.data_ptr(), 32)
+    key = (args, tuple(probe.tolist()))
+    if key in seen:
+        first, _ = halves(args)
+        honest.solve(*first)
+    else:
+        seen.add(key)
+        honest.solve(*args)
+""",
+        CAUGHT_TIMED | NOT_REPLAYABLE | {("rejected", "torch-in-solve")},
+        ("vector_add", "histogram", "matmul"),
     ),
     # other launches on every other call: no fixed sequence per size
     "launches_that_change_between_calls": (
@@ -380,7 +453,7 @@ def solve(*args):
     _touch[(1,)](flag.data_ptr())
 """,
         NOT_REPLAYABLE,
-        ("vector_add",),
+        ("vector_add", "matmul"),
     ),
     # honest designs: a forked and joined side stream; a thread joined before returning (its
     # start and join are host time the 200 us head start may not cover: timed, not faster)

@@ -63,9 +63,7 @@ def test_only_a_passed_timed_run_outside_the_interpreter_is_ranked(vector_add):
         Verdict.PASSED, "ok", "", [], [TIMING], ""
     )
     assert not interpreted.ranked and interpreted.env.mode == "interpreter"
-    rejected = found(vector_add).report(
-        Verdict.REJECTED, "faster-than-light", "", [], [TIMING], ""
-    )
+    rejected = found(vector_add).report(Verdict.REJECTED, "faster-than-light", "", [], [TIMING], "")
     assert not rejected.ranked and rejected.score is None and rejected.notes == ()
 
 

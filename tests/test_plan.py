@@ -69,7 +69,13 @@ def test_case_and_bench_commands_name_the_parent_s_sealed_inputs(vector_add):
     truths = FakeTruths()
     p = make(vector_add, truths=truths)
     one = p.case_command(SMALL, 4)
-    assert one == {"sizes": {"N": 300}, "seed": 4, "draw": "", "inputs": {"a_ptr": "/sealed/4/a"}}
+    assert one == {
+        "sizes": {"N": 300},
+        "seed": 4,
+        "draw": "",
+        "scalars": {},  # a case's own scalars travel: the worker is handed no cases
+        "inputs": {"a_ptr": "/sealed/4/a"},
+    }
     command = p.bench_command(SMALL, True)
     fresh = p.recheck_seeds(SMALL)
     assert command["seeds"] == [4, 5, 6] and command["recheck"] == fresh

@@ -95,16 +95,15 @@ def test_output_is_capped_and_does_not_disturb_the_protocol(vector_add, write_su
     assert len(report.output) < 40_000 and "bytes of output omitted" in report.output
 
 
-def test_children_of_the_worker_are_killed(vector_add, write_submission, tmp_path):
-    pid_file = tmp_path / "child.pid"
+def test_children_of_the_worker_are_killed(vector_add, write_submission):
     spawn = (
         "import subprocess; p = subprocess.Popen(['sleep', '300']); "
-        f"open({str(pid_file)!r}, 'w').write(str(p.pid))"
+        "print(f'CHILD {p.pid}', flush=True)"
     )
     report = judge(vector_add, write_submission(CORRECT.replace("{body}", spawn)), cases=SMALL)
     assert (report.verdict, report.reason) == (Verdict.REJECTED, "helper-process")
     assert "sleep" in report.message  # named, then killed
-    pid = int(pid_file.read_text())
+    pid = int(report.output.split("CHILD ", 1)[1].split()[0])
     for _ in range(50):
         try:
             os.kill(pid, 0)

@@ -280,6 +280,20 @@ def test_a_rejected_report_earns_no_correctness(tmp_path, puzzles_root):
     assert (mark.score, mark.verdict) == (0.0, "rejected")
 
 
+@pytest.mark.parametrize("reason", ["recheck-failed", "timed-call-wrong"])
+def test_a_wrong_answer_outside_the_cases_earns_no_correctness(tmp_path, puzzles_root, reason):
+    """Every case passed, then a wrong answer on the re-check or a timed call: a wrong answer,
+    so nothing for correctness (8 of 10 before, the same as a correct file)."""
+    spec = spec_with(tmp_path, puzzles_root, VISIBILITIES)
+    caught = replace(report(spec, verdict=Verdict.FAILED), reason=reason)
+    mark = one(spec, caught, policy(points=10, correctness=0.8))
+    assert [c.status for p in mark.parts for c in p.cases] == ["passed"] * 4
+    assert [p.score for p in mark.parts] == [0.0, 0.0, 0.0, 0.0]
+    assert mark.score == 0.0
+    wrong_on_a_case = report(spec, failed=("N=1",))  # a case's own wrong answer: partial credit
+    assert one(spec, wrong_on_a_case, policy(points=10, correctness=0.8)).score > 0
+
+
 def test_an_error_report_earns_the_cases_it_passed(tmp_path, puzzles_root):
     spec = spec_with(tmp_path, puzzles_root, FOUR)
     crashed = report(spec, verdict=Verdict.ERROR, only=("N=1",))

@@ -68,8 +68,12 @@ def test_a_client_that_goes_away_has_its_worker_killed(served, vector_add, write
     }
     sock = client.start(server.socket_path())
     sock.sendall(json.dumps(message).encode() + b"\n")
-    time.sleep(2.0)  # the worker is importing the endless submission
-    before = sleepers()
+    before = set()
+    for _ in range(150):  # the worker starts (a fresh zygote imports first), then sleeps
+        before = sleepers()
+        if before:
+            break
+        time.sleep(0.1)
     assert before, "no worker found running the submission"
     sock.close()
     for _ in range(100):

@@ -117,8 +117,14 @@ def test_a_wrong_timed_call_fails_and_is_named(checker):
 
 @pytest.mark.parametrize(
     "garbled",
-    [{"times": []}, {"times": [1.0, float("nan")]}, {"times": [-1.0]}, {"first_wrong": "0"},
-     {"calls": None}, {"launches": "x"}],
+    [
+        {"times": []},
+        {"times": [1.0, float("nan")]},
+        {"times": [-1.0]},
+        {"first_wrong": "0"},
+        {"calls": None},
+        {"launches": "x"},
+    ],
 )
 def test_a_garbled_replay_is_a_protocol_error(checker, garbled):
     problem = checker.replayed(CASE, "b", replayed(**garbled), Path("/"))

@@ -84,7 +84,7 @@ def test_closing_the_zygote_ends_its_workers(vector_add, write_submission, tmp_p
         '"interpret": true}'
     )
     env = channel.worker_env(job, True, None)
-    proc, cmd_w, event_r = spawner.fork(str(job), str(job / "work"), env, 120)
+    proc, cmd_w, event_r, passer = spawner.fork(str(job), str(job / "work"), env, 120)
     os.write(cmd_w, b'{"op": "load"}\n')
     time.sleep(0.5)
     spawner.close()
@@ -99,6 +99,7 @@ def test_closing_the_zygote_ends_its_workers(vector_add, write_submission, tmp_p
         pytest.fail("a worker outlived its zygote")
     os.close(cmd_w)
     os.close(event_r)
+    passer.close()
 
 
 def test_without_the_zygote_workers_start_from_nothing(launched, monkeypatch):

@@ -134,6 +134,14 @@ def grade(
     per_gpu: PerGpuOpt = batch.PER_GPU,
     recalibrate: RecalibrateOpt = False,
     save: Annotated[bool, typer.Option(help="Store the results in the database.")] = True,
+    unconfined: Annotated[
+        bool,
+        typer.Option(
+            "--unconfined",
+            help="Grade even where this machine cannot confine the workers (no Landlock or "
+            "seccomp): the submissions then run with the grader's rights.",
+        ),
+    ] = False,
     puzzles: PuzzlesOpt = None,
     db: DbOpt = None,
 ) -> None:
@@ -149,8 +157,10 @@ def grade(
         )
 
     plan = batches.plan_grade(
-        puzzles, root, manifest, puzzle or [], shard, secret_file, choices, course
+        puzzles, root, manifest, puzzle or [], shard, secret_file, choices, course, unconfined
     )
+    if plan.unconfined:
+        typer.secho(f"warning: {report.unconfined_line(plan.unconfined)}", fg="yellow", err=True)
     for warning in plan.warnings:
         typer.secho(f"warning: {warning}", fg="yellow", err=True)
     conn = open_db(db) if save or resume else None

@@ -253,7 +253,16 @@ def _env_line(report: RunReport) -> Text:
     ]
     if e.copy_gbps:
         bits.append(f"measured copy {e.copy_gbps:.0f} GB/s")
-    return Text(" · ".join(b for b in bits if b), style="dim")
+    line = Text(" · ".join(b for b in bits if b), style="dim")
+    if e.unconfined:
+        line.append("\n" + unconfined_line(e.unconfined), style="yellow")
+    return line
+
+
+def unconfined_line(missing: dict[str, str]) -> str:
+    """One line naming what the workers ran without (see judge.isolation.confine)."""
+    said = "; ".join(f"{name}: {why}" for name, why in missing.items())
+    return f"the submission's worker ran unconfined in part ({said})"
 
 
 # ----------------------------------------------------------------------------------- catalogue

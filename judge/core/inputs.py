@@ -206,12 +206,18 @@ def data_view(full: torch.Tensor, lay: Layout) -> torch.Tensor:
 
 
 def call_args(
-    spec: PuzzleSpec, sizes: dict[str, int], pointers: dict[str, object], override: str = ""
+    spec: PuzzleSpec,
+    sizes: dict[str, int],
+    pointers: dict[str, object],
+    override: str = "",
+    scalars: dict[str, float] | None = None,
 ) -> list:
     """The positional arguments of solve() (or of the reference): buffers, sizes and scalars
-    (a case's own value of a scalar where the case that `override` names has one)."""
-    case = spec.variant(override)
-    scalars = dict(case.scalars) if case is not None else {}
+    (a case's own value of a scalar where the case that `override` names has one; `scalars`,
+    where given, are those values: a worker is handed them, not the cases)."""
+    if scalars is None:
+        case = spec.variant(override)
+        scalars = dict(case.scalars) if case is not None else {}
     values = []
     for arg in spec.args:
         if arg.is_buffer:

@@ -6,6 +6,7 @@ verdict will carry.
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import importlib.util
 import inspect
@@ -33,6 +34,33 @@ def import_file(path: str | Path, module_name: str) -> ModuleType:
     return module
 
 
+LIMIT_ERRNOS = {
+    errno.EMFILE: "open-files-limit",
+    errno.ENFILE: "open-files-limit",
+    errno.EFBIG: "file-size-limit",
+    errno.EAGAIN: "process-limit",  # fork() at RLIMIT_NPROC
+}
+
+
+HOST_OUT_OF_MEMORY = ("can't allocate memory", "not enough memory")  # PyTorch's CPU allocator
+
+
+def limit_reached(exc: BaseException) -> str | None:
+    """The reason for an exception that says the worker hit one of its limits (memory, open
+    files, file size, processes), else None."""
+    if isinstance(exc, MemoryError):
+        return "memory-limit"
+    if isinstance(exc, OSError) and exc.errno in LIMIT_ERRNOS:
+        if exc.errno != errno.EAGAIN or isinstance(exc, BlockingIOError):
+            return LIMIT_ERRNOS[exc.errno]
+    text = str(exc)
+    if isinstance(exc, RuntimeError) and (
+        "can't allocate memory" in text or "not enough memory" in text
+    ):
+        return "memory-limit"  # PyTorch's allocator on the host
+    return None
+
+
 def load_solve(path: str | Path, n_args: int, signature: str):
     """The `solve` of a submission, checked to accept the puzzle's positional arguments."""
     try:
@@ -46,7 +74,7 @@ def load_solve(path: str | Path, n_args: int, signature: str):
         raise LoadError("exit", f"the submission called sys.exit({exc.code}) on import") from None
     except BaseException as exc:  # noqa: BLE001 - anything a submission raises is a verdict
         raise LoadError(
-            "import-error", f"importing the submission raised {describe(exc)}"
+            limit_reached(exc) or "import-error", f"importing the submission raised {describe(exc)}"
         ) from None
     solve = getattr(module, "solve", None)
     if not callable(solve):

@@ -145,6 +145,7 @@ class EnvInfo:
     copy_curve: dict[str, float] = field(default_factory=dict)  # bytes moved -> copy GB/s
     capability: str = ""  # the GPU's compute capability, e.g. "9.0" ("" in the interpreter)
     shared_memory_kb: int = 0  # shared memory one block may use (opted in), KiB
+    unconfined: dict[str, str] = field(default_factory=dict)  # what the worker ran without, why
 
 
 @dataclass(frozen=True)

@@ -333,12 +333,13 @@ def read_yaml(path: Path) -> Any:
         raise SpecError(f"{path}: {where}: YAML syntax error: {problem}") from None
 
 
-def load_spec(path: str | Path) -> PuzzleSpec:
-    """Read and validate a puzzle.yaml; raises SpecError naming the file and the key."""
+def load_spec(path: str | Path, view: bool = False) -> PuzzleSpec:
+    """Read and validate a puzzle.yaml; raises SpecError naming the file and the key. A `view`
+    (what a worker is handed: `worker_view`) has no cases."""
     path = Path(path)
     data = read_yaml(path)
     try:
-        return _build_spec(Reader(path, data), path.parent)
+        return _build_spec(Reader(path, data), path.parent, view)
     except SpecError:
         raise
     except Exception as exc:  # a shape of YAML the checks above did not foresee
@@ -346,7 +347,20 @@ def load_spec(path: str | Path) -> PuzzleSpec:
         raise SpecError(f"{path}: cannot be loaded: {type(exc).__name__}: {first}") from None
 
 
-def _build_spec(r: Reader, directory: Path) -> PuzzleSpec:
+# What a worker running a submission is handed of its puzzle: what it needs to lay out buffers and
+# draw a case it is told to judge. Never the cases themselves (hidden sizes and seeds), the hints,
+# the named mistakes or the reference.
+WORKER_KEYS = ("id", "title", "difficulty", "tags", "statement", "args", "limits", "constraints",
+               "tolerance", "speed_of_light", "timeout_s", "requires")  # fmt: skip
+
+
+def worker_view(path: str | Path) -> dict:
+    """The keys of a puzzle.yaml a worker is handed (WORKER_KEYS), for `load_spec(view=True)`."""
+    data = read_yaml(Path(path))
+    return {k: data[k] for k in WORKER_KEYS if k in data}
+
+
+def _build_spec(r: Reader, directory: Path, view: bool = False) -> PuzzleSpec:
     raw_args = r.get("args", list)
     sizes = {
         a.get("name")
@@ -381,7 +395,7 @@ def _build_spec(r: Reader, directory: Path) -> PuzzleSpec:
     )
     if spec.id != directory.name:
         r.fail(f"id {spec.id!r} does not match the directory name {directory.name!r}", "id")
-    if not spec.tests:
+    if not spec.tests and not view:
         r.fail("at least one test case is needed", "tests")
     return spec
 

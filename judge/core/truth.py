@@ -62,12 +62,15 @@ CAN_SEAL = hasattr(os, "memfd_create") and hasattr(fcntl, "F_ADD_SEALS")
 SEAL_MIN_BYTES = 1 << 20  # smaller input sets are drawn again by the worker: cheap, and no fd
 
 
-def sealed(initial: dict[str, torch.Tensor]) -> tuple[dict[str, torch.Tensor], dict[str, Sealed]]:
+def sealed(
+    initial: dict[str, torch.Tensor], always: bool = False
+) -> tuple[dict[str, torch.Tensor], dict[str, Sealed]]:
     """The drawn inputs moved into sealed files (mapped back, so memory is not doubled), with
-    the files; unchanged and no files for small sets, or where the platform cannot seal (or
-    has no file descriptor left)."""
+    the files; unchanged and no files for small sets (unless `always`: inputs stored beside the
+    puzzle, which a confined worker cannot read), or where the platform cannot seal (or has no
+    file descriptor left)."""
     size = sum(t.numel() * t.element_size() for t in initial.values())
-    if not CAN_SEAL or size < SEAL_MIN_BYTES:
+    if not CAN_SEAL or (size < SEAL_MIN_BYTES and not always):
         return initial, {}
     try:
         files = {name: Sealed(t) for name, t in initial.items()}
@@ -89,7 +92,9 @@ class Truth(NamedTuple):
 
 def reference_truth(spec: PuzzleSpec, reference, case: Case) -> Truth:
     """Reference outputs from pristine inputs, in float64 where the dtype is a float."""
-    initial, files = sealed(inputs.pristine(spec, case.size_map, case.seed, case.draw))
+    # a worker is handed no cases: inputs of a case's own (stored, or drawn its own way) travel
+    stored = any(c.inputs or c.draws for c in (*spec.tests, *spec.benchmarks))
+    initial, files = sealed(inputs.pristine(spec, case.size_map, case.seed, case.draw), stored)
     return Truth(initial, computed(spec, reference, case, initial), files)
 
 

@@ -11,9 +11,11 @@ import atexit
 import hashlib
 import json
 import os
+import re
 import select
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
@@ -22,7 +24,10 @@ import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
-from judge.isolation import sanitize
+import yaml
+
+from judge.core.spec import worker_view
+from judge.isolation import confine, sanitize
 from judge.isolation.spawner import Spawner
 
 SECRET_ENV = "TPUZZLE_SECRET_SEED"  # an instructor's secret seed: never passed to a worker
@@ -85,15 +90,24 @@ class CappedOutput:
 
 class WorkerProcess:
     def __init__(
-        self, proc: subprocess.Popen, cmd_fd: int, event_fd: int, job_dir: Path, interpret: bool
+        self,
+        proc: subprocess.Popen,
+        cmd_fd: int,
+        event_fd: int,
+        job_dir: Path,
+        interpret: bool,
+        passer: socket.socket | None = None,
     ):
         self.proc, self.cmd_fd, self.event_fd = proc, cmd_fd, event_fd
+        self.passer = passer  # hands the worker file descriptors (the sealed inputs)
         self.dir, self.interpret = job_dir, interpret
         self.pending = b""
         self.stopping, self.stopped = threading.Lock(), False
         self.captured = CappedOutput()
         self.relaunch: Callable[[], WorkerProcess] | None = None  # a fresh worker, launched alike
         self.cache_dir = job_dir / "triton-cache"  # its Triton cache (where its kernels compile)
+        self.shown: dict[str, str] = {}  # its copy of the submission: the path the user knows
+        self.watchdog: Watchdog | None = None  # a confined worker's limits, watched from here
         self.drain = threading.Thread(target=self._drain, daemon=True)
         self.drain.start()
 
@@ -103,6 +117,7 @@ class WorkerProcess:
     ) -> WorkerProcess:
         cmd_r, cmd_w = os.pipe()
         event_r, event_w = os.pipe()
+        passer, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         work = job_dir / "work"
         work.mkdir(exist_ok=True)
         proc = subprocess.Popen(
@@ -114,18 +129,20 @@ class WorkerProcess:
                 str(job_dir),
                 str(cmd_r),
                 str(event_w),
+                str(theirs.fileno()),
             ],
             cwd=work,
             env=env,
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
-            pass_fds=(cmd_r, event_w),
+            pass_fds=(cmd_r, event_w, theirs.fileno()),
             start_new_session=True,
         )
         os.close(cmd_r)
         os.close(event_w)
-        return cls(proc, cmd_w, event_r, job_dir, interpret)
+        theirs.close()
+        return cls(proc, cmd_w, event_r, job_dir, interpret, passer)
 
     @classmethod
     def forked(
@@ -134,8 +151,8 @@ class WorkerProcess:
         """A worker forked by a zygote (PyTorch and Triton already imported there)."""
         work = job_dir / "work"
         work.mkdir(exist_ok=True)
-        proc, cmd_w, event_r = spawner.fork(str(job_dir), str(work), env, ZYGOTE_TIMEOUT_S)
-        return cls(proc, cmd_w, event_r, job_dir, interpret)
+        proc, cmd_w, event_r, passer = spawner.fork(str(job_dir), str(work), env, ZYGOTE_TIMEOUT_S)
+        return cls(proc, cmd_w, event_r, job_dir, interpret, passer)
 
     def _drain(self) -> None:
         while chunk := self.proc.stdout.read1(65536):
@@ -147,7 +164,12 @@ class WorkerProcess:
     # ------------------------------------------------------------------------ talking
 
     def send(self, command: dict, phase: str) -> None:
+        """One command; the sealed files it names (this process's /proc/PID/fd/N, which a
+        confined worker cannot open) travel as file descriptors ahead of it, named fd:I."""
+        command, fds = handed(command)
         try:
+            if fds:
+                socket.send_fds(self.passer, [b"fds"], fds)
             os.write(self.cmd_fd, (json.dumps(command) + "\n").encode())
         except OSError:
             raise self.died(phase) from None
@@ -159,6 +181,8 @@ class WorkerProcess:
             kind, message = event.get("kind"), event.get("message")
             if not (isinstance(kind, str) and isinstance(message, str)):
                 raise WorkerReported("error", "protocol", f"garbled message while {phase}")
+            for copy, original in self.shown.items():
+                message = message.replace(copy, original)
             raise WorkerReported(event["event"], kind, message)
         if event["event"] != name:
             raise WorkerReported(
@@ -182,6 +206,8 @@ class WorkerProcess:
                     "an infinite loop, or a kernel that never ends?",
                 )
             ready, _, _ = select.select([self.event_fd], [], [], min(POLL_S, remaining))
+            if not ready and self.watchdog is not None:
+                self.watch(phase)
             chunk = os.read(self.event_fd, 1 << 16) if ready else b""
             if ready and not chunk or not ready and self.proc.poll() is not None:
                 raise self.died(phase)
@@ -194,6 +220,14 @@ class WorkerProcess:
         if not (isinstance(event, dict) and isinstance(event.get("event"), str)):
             raise WorkerReported("error", "protocol", f"garbled message while {phase}")
         return event
+
+    def watch(self, phase: str) -> None:
+        """Kill the worker when its tree or its folders have grown past their limits."""
+        found = self.watchdog.check(self.proc.pid)
+        if found is not None:
+            self.kill()
+            kind, message = found
+            raise WorkerFailure(kind, f"{message} while {phase}")
 
     def died(self, phase: str) -> WorkerDied:
         try:
@@ -253,7 +287,109 @@ class WorkerProcess:
                 os.close(fd)
             except OSError:
                 pass
+        if self.passer is not None:
+            self.passer.close()
         self.drain.join(timeout=2)
+
+
+OWN_FD = re.compile(r"/proc/(\d+)/fd/(\d+)")
+HANDED = "fd:"  # a file descriptor handed with the command, by its index among them
+MAX_HANDED = 200  # file descriptors with one command (SCM_RIGHTS takes up to 253)
+
+
+def handed(command: dict) -> tuple[dict, list[int]]:
+    """The command with each of this process's /proc/PID/fd/N paths in its input lists replaced
+    by fd:I, and the file descriptors in the order of I."""
+    fds: list[int] = []
+    own = str(os.getpid())
+
+    def swap(value):
+        if isinstance(value, str):
+            match = OWN_FD.fullmatch(value)
+            if match and match.group(1) == own and len(fds) < MAX_HANDED:
+                fd = int(match.group(2))
+                if fd not in fds:
+                    fds.append(fd)
+                return f"{HANDED}{fds.index(fd)}"
+            return value
+        if isinstance(value, list):
+            return [swap(v) for v in value]
+        if isinstance(value, dict):
+            return {k: swap(v) for k, v in value.items()}
+        return value
+
+    swapped = {k: swap(v) if k in ("inputs", "recheck_inputs") else v for k, v in command.items()}
+    if fds:
+        swapped["fds"] = len(fds)
+    return swapped, fds
+
+
+class Watchdog:
+    """The limits a worker's rlimits cannot hold, checked from the parent while it waits: the
+    processes of its whole tree (RLIMIT_NPROC counts a user's processes, and does not bind root)
+    and the bytes of its writable folders (RLIMIT_FSIZE holds one file, not many)."""
+
+    DISK_EVERY_S = 0.2  # folder sizes are summed at most this often
+    MAX_ENTRIES = 100_000  # more files than this in its folders is past the limit by itself
+
+    def __init__(self, folders: list[Path], limits: confine.Limits):
+        self.folders, self.limits = folders, limits
+        self.disk_checked = 0.0
+
+    def check(self, pid: int) -> tuple[str, str] | None:
+        tree = tree_size(pid)
+        if tree > self.limits.processes:
+            return "process-limit", (
+                f"the submission's processes passed the limit of {self.limits.processes} "
+                f"({tree} running)"
+            )
+        now = time.monotonic()
+        if now - self.disk_checked < self.DISK_EVERY_S:
+            return None
+        self.disk_checked = now
+        used, entries = folder_bytes(self.folders, self.MAX_ENTRIES)
+        if used > self.limits.disk_bytes or entries > self.MAX_ENTRIES:
+            return "disk-limit", (
+                f"the worker's folders passed the disk limit of {self.limits.disk_bytes >> 20} "
+                f"MiB or {self.MAX_ENTRIES} files ({used >> 20} MiB in {entries} files)"
+            )
+        return None
+
+
+def tree_size(pid: int) -> int:
+    """Live processes in a process's tree, itself included (threads not counted), from /proc."""
+    count, todo = 0, [pid]
+    while todo:
+        parent = todo.pop()
+        count += 1
+        for children in Path(f"/proc/{parent}/task").glob("*/children"):
+            try:
+                todo += [int(p) for p in children.read_text().split()]
+            except (OSError, ValueError):
+                continue
+    return count
+
+
+def folder_bytes(folders: list[Path], cap: int) -> tuple[int, int]:
+    """(bytes, entries) under the folders, counting at most `cap` + 1 entries."""
+    used = entries = 0
+    todo = [str(f) for f in folders]
+    while todo and entries <= cap:
+        try:
+            scan = os.scandir(todo.pop())
+        except OSError:
+            continue
+        with scan:
+            for entry in scan:
+                entries += 1
+                try:
+                    if entry.is_dir(follow_symlinks=False):
+                        todo.append(entry.path)
+                    else:
+                        used += entry.stat(follow_symlinks=False).st_blocks * 512
+                except OSError:
+                    continue
+    return used, entries
 
 
 # ------------------------------------------------------------------------------ starting one
@@ -272,18 +408,39 @@ def launch(
     zygote, else started from nothing. With `sanitizer` (compute-sanitizer's path) the worker
     runs under memcheck; with a command `prefix` (a profiler's), started from nothing under it.
     `environ` stands for this process's environment (a judge server judging for a client passes
-    the client's)."""
+    the client's).
+
+    The worker is handed what it needs in its job directory (a copy of the submission, the
+    puzzle's worker view) and, unless a tool wraps it or TPUZZLE_CONFINE=0, confinement rules
+    it applies to itself (judge.isolation.confine): it cannot see the submission's folder, the
+    catalogue or anything else of the machine's that it does not need."""
     job_dir = Path(tempfile.mkdtemp(prefix="tpuzzle-", dir=job_root()))
+    environ = dict(os.environ if environ is None else environ)
+    env = worker_env(job_dir, interpret, gpu, environ)
+    kept = compiled_dir(submission, environ)
+    if kept is not None:
+        env["TRITON_CACHE_DIR"] = str(kept)
+    cache = Path(env["TRITON_CACHE_DIR"])
+    tool = bool(sanitizer or prefix)
+    rules = None
+    if not tool and confining(environ):
+        forbidden = forbidden_dirs(spec_file, submission, environ)
+        limits = confine.limits_from(environ)
+        rules = confine.rules([job_dir, cache], forbidden, not interpret, limits).to_json()
     job = {
-        "spec": str(spec_file),
-        "submission": str(Path(submission).resolve()),
+        "spec": str(staged_spec(spec_file, job_dir)),
+        "submission": str(staged_submission(submission, job_dir)),
         "interpret": interpret,
         "launched": time.monotonic(),
-        "parent": None if sanitizer or prefix else os.getpid(),
+        "parent": None if tool else os.getpid(),
+        "confine": rules,
     }
     (job_dir / "job.json").write_text(json.dumps(job))
-    environ = dict(os.environ if environ is None else environ)
-    worker = start_in(job_dir, Path(submission), interpret, gpu, sanitizer, environ, prefix)
+    worker = _started(job_dir, interpret, sanitizer, env, prefix)
+    worker.cache_dir = cache
+    if rules is not None:
+        worker.watchdog = Watchdog([job_dir, cache], confine.Limits(**rules["limits"]))
+    worker.shown = {job["submission"]: str(Path(submission).resolve())}
     worker.relaunch = lambda: launch(
         spec_file, submission, interpret, gpu, sanitizer, environ, prefix
     )
@@ -293,7 +450,8 @@ def launch(
 def launch_timer(spec_file: Path, gpu: int | None, environ: dict[str, str] | None = None):
     """The timer of one judging: a worker process that never imports a submission (it refuses
     to). It measures the device and the reference, and replays, times and checks the launch
-    sequences a submission's worker recorded (judge.isolation.player)."""
+    sequences a submission's worker recorded (judge.isolation.player). It runs no submission
+    code, so it is not confined: it reads the puzzle's reference."""
     job_dir = Path(tempfile.mkdtemp(prefix="tpuzzle-timer-", dir=job_root()))
     job = {
         "spec": str(spec_file),
@@ -308,24 +466,42 @@ def launch_timer(spec_file: Path, gpu: int | None, environ: dict[str, str] | Non
     return _started(job_dir, False, None, worker_env(job_dir, False, gpu, environ), ())
 
 
-def start_in(
-    job_dir: Path,
-    submission: Path,
-    interpret: bool,
-    gpu: int | None,
-    sanitizer: Path | None,
-    environ: dict[str, str],
-    prefix: tuple[str, ...] = (),
-) -> WorkerProcess:
-    """The worker of a job directory: forked from the zygote where it can be, else started from
-    nothing (always under the sanitizer, or a profiler's command `prefix`)."""
-    env = worker_env(job_dir, interpret, gpu, environ)
-    kept = compiled_dir(submission, environ)
-    if kept is not None:
-        env["TRITON_CACHE_DIR"] = str(kept)
-    worker = _started(job_dir, interpret, sanitizer, env, prefix)
-    worker.cache_dir = Path(env["TRITON_CACHE_DIR"])
-    return worker
+def confining(environ: Mapping[str, str]) -> bool:
+    """Whether workers are confined (TPUZZLE_CONFINE=0 turns it off, to measure its cost)."""
+    return environ.get(confine.CONFINE_ENV, "1") != "0"
+
+
+def staged_submission(submission: Path, job_dir: Path) -> Path:
+    """The worker's own copy of the submission, under its own name: the worker cannot read the
+    folder it came from (a class folder holds the other students' files)."""
+    folder = job_dir / "submission"
+    folder.mkdir()
+    copy = folder / Path(submission).name
+    shutil.copyfile(submission, copy)
+    return copy
+
+
+def staged_spec(spec_file: Path, job_dir: Path) -> Path:
+    """The puzzle as the worker is handed it (`spec.worker_view`: no cases, hints or reference),
+    in a folder named after the puzzle as load_spec wants."""
+    view = worker_view(spec_file)
+    folder = job_dir / "spec" / str(view.get("id", Path(spec_file).parent.name))
+    folder.mkdir(parents=True)
+    path = folder / "puzzle.yaml"
+    path.write_text(yaml.safe_dump(view, sort_keys=False))
+    return path
+
+
+def forbidden_dirs(spec_file: Path, submission: Path, environ: Mapping[str, str]) -> list[Path]:
+    """Folders a worker must not see even where they lie inside a readable one: the catalogue,
+    the submission's folder, home, the judge's caches and results, other job folders."""
+    from judge.core.bench import cache_dir
+
+    found = [Path(spec_file).resolve().parent.parent, Path(submission).resolve().parent]
+    found += [Path.home(), cache_dir(), Path(job_root() or tempfile.gettempdir())]
+    if environ.get("TPUZZLE_DB"):
+        found.append(Path(environ["TPUZZLE_DB"]).expanduser().resolve().parent)
+    return found
 
 
 def _started(
@@ -385,7 +561,8 @@ def zygote_env(interpret: bool) -> dict[str, str]:
     """A zygote's environment: a worker's, less what belongs to one job (each fork gets its
     job's own environment before it runs anything)."""
     env = worker_env(Path(tempfile.gettempdir()), interpret, None)
-    env.pop("TRITON_CACHE_DIR", None)
+    for key in ("TRITON_CACHE_DIR", "TMPDIR", "CUDA_CACHE_PATH"):
+        env.pop(key, None)
     return env
 
 
@@ -427,6 +604,8 @@ def worker_env(
     env["PYTHONPATH"] = os.pathsep.join(p for p in (package_root, env.get("PYTHONPATH")) if p)
     env["PYTHONUNBUFFERED"] = "1"
     env["TRITON_CACHE_DIR"] = str(job_dir / "triton-cache")
+    env["TMPDIR"] = str(job_dir / "work")  # the compiler's files: in the folder it may write
+    env["CUDA_CACHE_PATH"] = str(job_dir / "work" / "nv-cache")
     env.pop("TRITON_INTERPRET", None)
     if interpret:
         env["TRITON_INTERPRET"] = "1"

@@ -90,11 +90,12 @@ class Plan:
 
     def case_command(self, case: Case, seed: int | list[int]) -> dict:
         """A command's sizes and input sets: seeds, and the sealed files of the drawn inputs."""
+        own = self.spec.variant(case.draw)
+        scalars = dict(own.scalars) if own is not None else {}
+        shared = {"sizes": case.size_map, "draw": case.draw, "scalars": scalars}
         if isinstance(seed, list):
-            paths = self.input_paths(case, seed)
-            return {"sizes": case.size_map, "seeds": seed, "draw": case.draw, "inputs": paths}
-        paths = self.input_paths(case, [seed])[0]
-        return {"sizes": case.size_map, "seed": seed, "draw": case.draw, "inputs": paths}
+            return {**shared, "seeds": seed, "inputs": self.input_paths(case, seed)}
+        return {**shared, "seed": seed, "inputs": self.input_paths(case, [seed])[0]}
 
     def bench_command(self, case: Case, recheck: bool) -> dict:
         """A benchmark's input sets; with `recheck` (untimed runs, where no timer checks fresh

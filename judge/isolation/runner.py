@@ -221,7 +221,7 @@ class Session:
         with self.found.phase("startup"):
             startup = STARTUP_TIMEOUT_S * (2 if self.options.sanitize else 1)
             ready = self.worker.expect("ready", startup, "starting the worker")
-        self.found.env = EnvInfo(**ready["env"])
+        self.found.env = EnvInfo(**ready["env"], unconfined=ready.get("unconfined") or {})
         self.found.phases.update(ready.get("startup", {}))
         lacking = capability.missing(self.spec, self.found.env)
         if lacking is not None:  # refused before the submission is loaded

@@ -115,27 +115,31 @@ class Spawner:
 
     def fork(
         self, job_dir: str, cwd: str, env: dict[str, str], timeout: float
-    ) -> tuple[ForkedProcess, int, int]:
-        """A worker in job_dir, with the judge's ends of its command and event pipes; raises
-        OSError when the zygote cannot fork one."""
+    ) -> tuple[ForkedProcess, int, int, socket.socket]:
+        """A worker in job_dir, with the judge's ends of its command and event pipes and of the
+        socket that hands it file descriptors; raises OSError when the zygote cannot fork one."""
         cmd_r, cmd_w = os.pipe()
         event_r, event_w = os.pipe()
         out_r, out_w = os.pipe()
+        passer, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         request = {"op": "fork", "job_dir": job_dir, "cwd": cwd, "env": env}
+        fds = [cmd_r, event_w, out_w, theirs.fileno()]
         try:
             with self.lock:
                 self._answer(timeout, "ready")
-                socket.send_fds(self.sock, [json.dumps(request).encode()], [cmd_r, event_w, out_w])
+                socket.send_fds(self.sock, [json.dumps(request).encode()], fds)
                 answer = self._answer(timeout, "forked")
         except BaseException:
             for fd in (cmd_w, event_r, out_r):
                 os.close(fd)
+            passer.close()
             raise
         finally:
             for fd in (cmd_r, event_w, out_w):
                 os.close(fd)
+            theirs.close()
         process = ForkedProcess(answer["forked"], os.fdopen(out_r, "rb"), self)
-        return process, cmd_w, event_r
+        return process, cmd_w, event_r, passer
 
     def _answer(self, timeout: float, key: str) -> dict:
         """The zygote's next answer, which must hold `key` (the first, "ready", is kept)."""

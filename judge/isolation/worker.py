@@ -20,6 +20,7 @@ import json
 import os
 import platform
 import signal
+import socket
 import sys
 import time
 from pathlib import Path
@@ -27,9 +28,9 @@ from pathlib import Path
 import torch
 
 from judge.core import bench, inputs
-from judge.core.loader import LoadError, describe, import_file, load_solve
+from judge.core.loader import LoadError, describe, import_file, limit_reached, load_solve
 from judge.core.spec import load_spec
-from judge.isolation import interp, launches, player, replay
+from judge.isolation import confine, interp, launches, player, replay
 from judge.isolation.ledger import StoreLedger
 from judge.isolation.recorder import LaunchRecorder
 from judge.isolation.tuning import TuningPolicy
@@ -85,12 +86,15 @@ class Rejected(Exception):
 
 
 class Worker:
-    def __init__(self, job_dir: Path, cmd_fd: int, event_fd: int):
+    def __init__(self, job_dir: Path, cmd_fd: int, event_fd: int, pass_fd: int | None = None):
         self.dir = job_dir
         self.commands = os.fdopen(cmd_fd, "r", buffering=1)
         self.events = os.fdopen(event_fd, "w", buffering=1)
+        # the parent's sealed input files arrive here as file descriptors, ahead of a command
+        self.passer = None if pass_fd is None else socket.socket(fileno=pass_fd)
         self.job = json.loads((job_dir / "job.json").read_text())
-        self.spec = load_spec(self.job["spec"])
+        self.unconfined: dict[str, str] = {}  # mechanisms that could not be applied, with why
+        self.spec = load_spec(self.job["spec"], view=True)
         self.interpret = bool(self.job["interpret"])
         self.device = "cpu" if self.interpret else "cuda"
         self.solve = None
@@ -122,19 +126,21 @@ class Worker:
             return
         imported = time.monotonic()
         env = environment(self.interpret)  # the first CUDA call: the context is created here
+        self.confine()
         startup = {
             # CLOCK_MONOTONIC is system-wide: the parent's launch time is comparable to ours
             "worker_import": round(imported - self.job.get("launched", imported), 3),
             "worker_device": round(time.monotonic() - imported, 3),
         }
-        self.send("ready", env=env, startup=startup)
+        self.send("ready", env=env, startup=startup, unconfined=self.unconfined)
         for line in self.commands:
             cmd = json.loads(line)
             if cmd["op"] == "exit":
                 return
             handler = getattr(self, f"op_{cmd['op']}")
             try:
-                handler(cmd)
+                with self.handed(cmd) as cmd:
+                    handler(cmd)
             except LoadError as exc:
                 self.send("error", kind=exc.kind, message=exc.message)
                 return
@@ -145,6 +151,45 @@ class Worker:
                 kind, message = classify(exc)
                 self.send("error", kind=kind, message=message)
                 return
+
+    def confine(self) -> None:
+        """Apply the job's confinement rules, once the CUDA context exists (the driver talks to
+        the system while it starts, as a submission may not) and before the submission is
+        imported. seccomp holds every thread; Landlock holds this thread and every thread and
+        process it starts from here on, which is all the submission's code (the driver's own
+        threads, started with the context, run only the driver)."""
+        if self.job.get("confine"):
+            try:
+                self.unconfined = confine.apply(confine.Rules.from_json(self.job["confine"]))
+            except OSError as exc:  # said in the report; a grading refuses such a machine first
+                self.unconfined = {"everything": f"confinement failed: {exc}"}
+        elif not self.timer:
+            self.unconfined = {"everything": "not asked for (TPUZZLE_CONFINE=0, or under a tool)"}
+
+    @contextlib.contextmanager
+    def handed(self, cmd: dict):
+        """The command with its fd:I input paths pointing at the file descriptors the parent
+        handed ahead of it (closed once the command is done)."""
+        count = cmd.get("fds")
+        if not count or self.passer is None:
+            yield cmd
+            return
+        _, fds, _, _ = socket.recv_fds(self.passer, 16, count)
+        try:
+
+            def swap(value):
+                if isinstance(value, str) and value.startswith("fd:"):
+                    return f"/proc/self/fd/{fds[int(value[3:])]}"
+                if isinstance(value, list):
+                    return [swap(v) for v in value]
+                if isinstance(value, dict):
+                    return {k: swap(v) for k, v in value.items()}
+                return value
+
+            yield {k: swap(v) if k in ("inputs", "recheck_inputs") else v for k, v in cmd.items()}
+        finally:
+            for fd in fds:
+                os.close(fd)
 
     # -------------------------------------------------------------------- before the submission
 
@@ -346,7 +391,8 @@ class Worker:
         for lay in inputs.layouts(self.spec, sizes):
             fulls[lay.arg.name] = inputs.guarded(lay, initial.get(lay.arg.name), self.device)
             views[lay.arg.name] = inputs.data_view(fulls[lay.arg.name], lay)
-        return fulls, initial, inputs.call_args(self.spec, sizes, views, cmd.get("draw", ""))
+        scalars = cmd.get("scalars")
+        return fulls, initial, inputs.call_args(self.spec, sizes, views, "", scalars)
 
     def drawn(self, sizes: dict, seed: int, draw: str, paths: dict) -> dict:
         """The input set's initial values: mapped from the parent's sealed files when it sent
@@ -520,6 +566,9 @@ def classify(exc: BaseException) -> tuple[str, str]:
         return "compile-error", f"the kernel did not compile: {text}"
     if module.startswith("triton") and type(exc).__name__ in ("CompilationError", "TritonError"):
         return "compile-error", f"the kernel did not compile: {text}"
+    limit = limit_reached(exc)
+    if limit:
+        return limit, f"solve() reached the worker's {limit.removesuffix('-limit')} limit: {text}"
     lowered = str(exc).lower()
     if "cuda error" in lowered or "illegal memory access" in lowered or "accelerator" in lowered:
         return "cuda-error", f"CUDA error: {text}"
@@ -609,10 +658,12 @@ def die_with_parent(parent: int | None) -> None:
         os._exit(1)
 
 
-def run(job_dir: str | Path, cmd_fd: int, event_fd: int, parent: int | None) -> int:
+def run(
+    job_dir: str | Path, cmd_fd: int, event_fd: int, parent: int | None, pass_fd: int | None = None
+) -> int:
     """Serve one job: commands on cmd_fd, events on event_fd, until told to exit. `parent` is
     the process this worker dies with (None: leave that to a tool standing in between)."""
-    worker = Worker(Path(job_dir), cmd_fd, event_fd)
+    worker = Worker(Path(job_dir), cmd_fd, event_fd, pass_fd)
     die_with_parent(parent)
     profile_dir = os.environ.get("TPUZZLE_PROFILE_DIR")  # for developers of the judge
     if profile_dir:
@@ -626,8 +677,9 @@ def run(job_dir: str | Path, cmd_fd: int, event_fd: int, parent: int | None) -> 
 
 def main(argv: list[str]) -> int:
     job_dir, cmd_fd, event_fd = Path(argv[1]), int(argv[2]), int(argv[3])
+    pass_fd = int(argv[4]) if len(argv) > 4 else None
     parent = json.loads((job_dir / "job.json").read_text()).get("parent")
-    return run(job_dir, cmd_fd, event_fd, parent)
+    return run(job_dir, cmd_fd, event_fd, parent, pass_fd)
 
 
 if __name__ == "__main__":

@@ -9,8 +9,9 @@ own environment, directory, Triton cache and CUDA context, dying with the proces
 The judge runs `python -m judge.isolation.zygote SOCKET_FD` with one end of a SOCK_SEQPACKET
 socket pair. Requests and answers are one JSON object per packet:
 
-- judge -> zygote: {"op": "fork", "job_dir", "cwd", "env"} with three file descriptors attached
-  (the worker's command pipe to read, its event pipe to write, its output pipe);
+- judge -> zygote: {"op": "fork", "job_dir", "cwd", "env"} with four file descriptors attached
+  (the worker's command pipe to read, its event pipe to write, its output pipe, and its end of
+  the socket that hands it file descriptors);
 - zygote -> judge: {"forked": PID} (or {"error": MESSAGE}) in answer, and later, whenever a
   worker ends, {"exited": PID, "code": C} with C as subprocess reports it (negative: a signal).
 
@@ -27,6 +28,8 @@ import select
 import signal
 import socket
 import sys
+import tempfile
+import traceback
 
 MAX_PACKET = 1 << 20  # a request: a job's environment and paths
 PRELOADED = (  # imported once here; what a worker imports later, it imports itself
@@ -78,15 +81,15 @@ class Zygote:
     def request(self) -> bool:
         """Answer one request; False when the judge has gone."""
         try:
-            data, fds, _, _ = socket.recv_fds(self.sock, MAX_PACKET, 3)
+            data, fds, _, _ = socket.recv_fds(self.sock, MAX_PACKET, 4)
         except OSError:
             return False
         if not data:
             return False
         try:
             message = json.loads(data)
-            if len(fds) != 3 or message.get("op") != "fork":
-                raise ValueError("expected a fork request with three file descriptors")
+            if len(fds) != 4 or message.get("op") != "fork":
+                raise ValueError("expected a fork request with four file descriptors")
             self.send({"forked": self.fork(message, fds)})
         except (OSError, ValueError) as exc:
             self.send({"error": f"{type(exc).__name__}: {exc}"})
@@ -109,6 +112,8 @@ class Zygote:
                 os.setsid()
                 os.close(ready_w)
                 code = self.become_worker(message, fds)
+            except BaseException:  # noqa: BLE001 - said on the worker's output, which is kept
+                traceback.print_exc()
             finally:
                 os._exit(code)
         os.close(ready_w)
@@ -124,7 +129,7 @@ class Zygote:
         signal.set_wakeup_fd(-1)
         signal.signal(signal.SIGCHLD, signal.SIG_DFL)
         zygote = os.getppid()
-        cmd_fd, event_fd, out_fd = fds
+        cmd_fd, event_fd, out_fd, pass_fd = fds
         self.sock.close()
         os.close(self.wake_r)
         null = os.open(os.devnull, os.O_RDONLY)
@@ -135,11 +140,12 @@ class Zygote:
         os.close(out_fd)
         os.environ.clear()
         os.environ.update(message["env"])
+        tempfile.tempdir = None  # found again from the job's TMPDIR
         os.chdir(message["cwd"])
         sys.stdout.reconfigure(line_buffering=True)
         sys.stderr.reconfigure(line_buffering=True)
         try:
-            return worker.run(message["job_dir"], cmd_fd, event_fd, zygote)
+            return worker.run(message["job_dir"], cmd_fd, event_fd, zygote, pass_fd)
         finally:
             with contextlib.suppress(Exception):
                 sys.stdout.flush()

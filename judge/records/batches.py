@@ -15,7 +15,7 @@ import math
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import closing, contextmanager, suppress
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, dataclass, field, replace
 from dataclasses import fields as dataclass_fields
 from pathlib import Path
 from typing import Any
@@ -25,7 +25,7 @@ from judge.core import registry
 from judge.core.results import RunReport
 from judge.core.spec import PuzzleSpec
 from judge.errors import JudgeError
-from judge.isolation import batch, client, server
+from judge.isolation import batch, client, confine, server
 from judge.records import catalogue, courses, gradebook, grading, policy, scoring, store
 from judge.records.courses import write_text
 
@@ -256,11 +256,13 @@ class GradePlan:
     warnings: tuple[str, ...] = ()  # files skipped while looking for submissions
     course: courses.Course = courses.Course()  # the policy, and the platforms' files asked for
     one_student: bool = False  # ROOT is one student's folder (Gradescope, GitHub Classroom)
+    unconfined: Mapping[str, str] = field(default_factory=dict)  # what workers run without
 
     @property
     def meta(self) -> dict[str, Any]:
         meta = gradebook.grading_meta(bool(self.setup.options.secret), self.shard)
-        return {**meta, "policy": policy.as_dict(self.course.rules)}
+        rules = policy.as_dict(self.course.rules)
+        return {**meta, "policy": rules, "unconfined": dict(self.unconfined)}
 
 
 @dataclass(frozen=True)
@@ -287,12 +289,20 @@ def plan_grade(
     secret_file: Path | None,
     choices: batch.Choices,
     course: Callable[[set[str]], courses.Course] | None = None,
+    unconfined: bool = False,
 ) -> GradePlan:
     """The class's files (ROOT/<student>/<puzzle>.py, one student's ROOT/<puzzle>.py, or a
     manifest), `only` those puzzles, the slice `shard` ("K/N") of them; the secret seed from
     `secret_file` or the environment. `course` reads the policy and the platforms' inputs, given
     the catalogue's puzzle ids. Hidden cases are graded in full: the instructor's files show
-    them, the platforms' files map them to what students may see."""
+    them, the platforms' files map them to what students may see. Where this machine cannot
+    confine the workers, grading is refused unless `unconfined` says to go on without."""
+    missing = confine.missing_here()
+    if missing and not unconfined:
+        raise JudgeError(
+            f"cannot confine the submissions' workers here ({confine.describe(missing)}); "
+            "pass --unconfined to grade with the grader's rights anyway"
+        )
     where = grading.parse_shard(shard) if shard else None
     how = batch.setup(choices, read_secret(secret_file))
     how = replace(how, options=replace(how.options, reveal_hidden=True))
@@ -313,7 +323,8 @@ def plan_grade(
     }
     specs |= {p: registry.get(p, catalogue_root) for p in the_course.rules.listed}
     one = root is not None and manifest is None and grading.is_one_student(root, ids)
-    return GradePlan(tuple(subs), specs, contexts, how, where, tuple(warnings), the_course, one)
+    found = (tuple(subs), specs, contexts, how, where, tuple(warnings), the_course, one, missing)
+    return GradePlan(*found)
 
 
 def grade(

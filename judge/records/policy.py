@@ -6,6 +6,7 @@ every error names the file and the key.
     canvas_id: 48213                  # Canvas's assignment id: the column "Triton lab 1 (48213)"
     points: 10                        # each puzzle's points, unless the puzzle says otherwise
     correctness: 0.8                  # share of a puzzle's points for its cases; the rest: speed
+                                      # (none for a rejected file, or one wrong on a re-check)
     speed: library                    # the time that earns the full speed share: library,
                                       # "80% sol" (of speed of light) or "120 us"
     due: 2026-12-01T23:59:00-05:00    # ISO 8601 with its UTC offset

@@ -1,7 +1,9 @@
 """Points: a graded class under a grading policy, as one mark per student, puzzle and case group.
 
 A puzzle's correctness points are shared among its cases by weight and graded per case group
-(the cases' own `group`, else one group per visibility); a rejected submission earns none. Its
+(the cases' own `group`, else one group per visibility); a rejected submission earns none, and
+neither does one that answered wrong on a judged call outside its cases (the benchmark's re-check,
+a timed call): a wrong answer there is a wrong answer, not a slip of the timing. Its
 speed points are earned in proportion to how close the ranked score comes to the policy's target;
 a run that was not timed and verified earns none. Lateness scales what a file earned.
 
@@ -193,13 +195,25 @@ def _groups(spec: PuzzleSpec, cases: list[CaseMark]) -> dict[str, list[CaseMark]
     return groups
 
 
+# Wrong answers on calls other than the cases': they forfeit every case's points.
+WRONG_OUTSIDE_CASES = frozenset({"recheck-failed", "timed-call-wrong"})
+
+
+def forfeits(report: RunReport | None) -> bool:
+    """Whether a report earns nothing for correctness: rejected, or wrong outside its cases."""
+    if report is None:
+        return False
+    wrong = report.verdict is Verdict.FAILED and report.reason in WRONG_OUTSIDE_CASES
+    return report.verdict is Verdict.REJECTED or wrong
+
+
 def _group_part(
     puzzle: str, group: str, cases: list[CaseMark], points: float, report: RunReport | None
 ) -> Part:
     weight = sum(c.weight for c in cases)
-    rejected = report is not None and report.verdict is Verdict.REJECTED
-    won = 0.0 if rejected else sum(c.weight for c in cases if c.status == "passed")
-    score = points if won == weight and weight and not rejected else points * won / (weight or 1.0)
+    forfeit = forfeits(report)
+    won = 0.0 if forfeit else sum(c.weight for c in cases if c.status == "passed")
+    score = points if won == weight and weight and not forfeit else points * won / (weight or 1.0)
     shown = visibility.VISIBLE
     for c in cases:
         shown = visibility.stricter(shown, c.visibility)

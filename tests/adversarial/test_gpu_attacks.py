@@ -10,6 +10,7 @@ as `honest`).
 from __future__ import annotations
 
 import pytest
+from hostile import inlined
 
 from judge.core import registry
 from judge.core.results import Verdict
@@ -30,9 +31,7 @@ import importlib.util
 
 import torch
 
-_spec = importlib.util.spec_from_file_location("honest", {honest!r})
-honest = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(honest)
+{honest}
 OUT = {out}
 
 
@@ -159,7 +158,7 @@ def submission(puzzle, body: str, tmp_path, autotuned: bool = False):
     correct = sorted((puzzle.directory / "solutions" / "correct").glob("*.py"))
     honest = next(p for p in correct if ("autotune" in p.read_text()) == autotuned)
     path = tmp_path / "submission.py"
-    path.write_text(PRELUDE.format(honest=str(honest), out=PUZZLES[puzzle.id]) + body)
+    path.write_text(PRELUDE.format(honest=inlined(honest), out=PUZZLES[puzzle.id]) + body)
     return path
 
 

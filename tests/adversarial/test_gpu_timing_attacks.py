@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from hostile import inlined
 
 from judge.core import registry
 from judge.core.results import RunReport
@@ -103,10 +104,21 @@ def halves(args):
     "conv2d": Target(
         "{sizes: {input_rows: 2048, input_cols: 2048, kernel_rows: 9, kernel_cols: 9}, seed: 7}",
         (
-            Case("127x129 3x3", (("input_rows", 127), ("input_cols", 129),
-                                 ("kernel_rows", 3), ("kernel_cols", 3)), 11),
-            Case("1023x1025 2x9", (("input_rows", 1023), ("input_cols", 1025),
-                                   ("kernel_rows", 2), ("kernel_cols", 9)), 12),
+            Case(
+                "127x129 3x3",
+                (("input_rows", 127), ("input_cols", 129), ("kernel_rows", 3), ("kernel_cols", 3)),
+                11,
+            ),
+            Case(
+                "1023x1025 2x9",
+                (
+                    ("input_rows", 1023),
+                    ("input_cols", 1025),
+                    ("kernel_rows", 2),
+                    ("kernel_cols", 9),
+                ),
+                12,
+            ),
         ),
         """
 def halves(args):
@@ -148,9 +160,7 @@ import torch
 import triton
 import triton.language as tl
 
-_spec = importlib.util.spec_from_file_location("honest", {honest!r})
-honest = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(honest)
+{honest}
 OUT = {out}
 side = torch.cuda.Stream()
 calls = [0]
@@ -499,7 +509,7 @@ def honest_solution(puzzle: str) -> Path:
 def submission(puzzle: str, body: str, directory: Path) -> Path:
     target = TARGETS[puzzle]
     prelude = PRELUDE.format(
-        honest=str(honest_solution(puzzle)),
+        honest=inlined(honest_solution(puzzle)),
         out=target.out,
         out_bytes=target.out_bytes,
         halves=target.halves,

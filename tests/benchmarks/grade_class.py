@@ -7,6 +7,8 @@ wrong or crashing (every known-wrong solution in turn: wrong answers, a sys.exit
 illegal address, an endless loop, a kernel that never ends, ...), then times one
 `tpuzzle grade CLASS --gpus G` per --gpus value, each a new process with an empty results
 database, and prints the wall time per submission and the speed-up of each over the first.
+With --unconfined-too, each is graded a second time with the workers unconfined
+(TPUZZLE_CONFINE=0 and --unconfined): what confinement costs.
 """
 
 from __future__ import annotations
@@ -40,11 +42,16 @@ def build_class(directory: Path, students: int) -> Counter:
     return kinds
 
 
-def grade(directory: Path, gpus: str, timeout: float, out: Path) -> tuple[float, dict]:
-    env = dict(os.environ, PYTHONPATH=str(ROOT), TPUZZLE_DB=str(out / f"gpus-{gpus}.db"))
-    report = out / f"gpus-{gpus.replace(',', '_')}.json"
+def grade(
+    directory: Path, gpus: str, timeout: float, out: Path, confined: bool = True
+) -> tuple[float, dict]:
+    label = f"gpus-{gpus.replace(',', '_')}{'' if confined else '-unconfined'}"
+    env = dict(os.environ, PYTHONPATH=str(ROOT), TPUZZLE_DB=str(out / f"{label}.db"))
+    env["TPUZZLE_CONFINE"] = "1" if confined else "0"
+    report = out / f"{label}.json"
     command = [sys.executable, "-m", "judge", "grade", str(directory), "--gpus", gpus]
     command += ["--timeout", str(timeout), "--json", str(report)]
+    command += [] if confined else ["--unconfined"]
     started = time.perf_counter()
     done = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True)
     wall = time.perf_counter() - started
@@ -59,6 +66,7 @@ def main() -> None:
     parser.add_argument("--gpus", action="append", default=None)
     parser.add_argument("--timeout", type=float, default=10.0, help="seconds per phase")
     parser.add_argument("--out", type=Path, default=None, help="keep the JSON reports here")
+    parser.add_argument("--unconfined-too", action="store_true", help="also grade unconfined")
     args = parser.parse_args()
     work = Path(tempfile.mkdtemp(prefix="tpuzzle-class-"))
     out = args.out or work
@@ -66,13 +74,17 @@ def main() -> None:
     kinds = build_class(work / "class", args.students)
     print(f"class: {args.students} vector_add submissions ({dict(kinds)})", flush=True)
     first = None
-    for gpus in args.gpus or ["0"]:
-        wall, document = grade(work / "class", gpus, args.timeout, out)
+    runs = [(g, True) for g in args.gpus or ["0"]]
+    if args.unconfined_too:
+        runs += [(g, False) for g, _ in runs]
+    for gpus, confined in runs:
+        wall, document = grade(work / "class", gpus, args.timeout, out, confined)
         verdicts = Counter(e["report"]["verdict"] for e in document["entries"])
         first = first or wall
         print(
-            f"--gpus {gpus:5s} {wall:6.1f} s in all, {wall / args.students:5.2f} s per "
-            f"submission, {first / wall:4.2f}x the first; verdicts {dict(verdicts)}",
+            f"--gpus {gpus:5s} {'confined  ' if confined else 'unconfined'} {wall:6.1f} s in all, "
+            f"{wall / args.students:5.2f} s per submission, {first / wall:4.2f}x the first; "
+            f"verdicts {dict(verdicts)}",
             flush=True,
         )
 

@@ -2,6 +2,7 @@
 the report an in-process judging gives; the server is private, keyed to its environment, and
 kills the worker of a client that goes away."""
 
+import contextlib
 import json
 import os
 import signal
@@ -76,12 +77,13 @@ def test_a_client_that_goes_away_has_its_worker_killed(served, vector_add, write
         time.sleep(0.1)
     assert before, "no worker found running the submission"
     sock.close()
-    for _ in range(100):
+    for _ in range(300):  # on a loaded machine the server may take a while to notice
         if not sleepers() & before:
             return
         time.sleep(0.1)
-    for pid in before:
-        os.kill(pid, signal.SIGKILL)
+    for pid in sleepers() & before:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)
     pytest.fail("the worker outlived its client")
 
 

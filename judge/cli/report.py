@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
+from functools import partial
 
-from rich.console import Console, Group
+from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
 from rich.markdown import Markdown
+from rich.measure import Measurement
+from rich.padding import Padding
 from rich.panel import Panel
 from rich.progress import (
     BarColumn,
@@ -40,8 +43,96 @@ def verdict_text(verdict: str) -> Text:
     return Text(verdict.upper(), style=f"bold {COLOURS.get(verdict, 'white')}")
 
 
+class _Verdict:
+    """A verdict and, in parentheses, why: on one line where it fits, else the why whole on the
+    next line."""
+
+    def __init__(self, verdict: str, why: str = "") -> None:
+        self.verdict, self.why = verdict, f"({why})" if why else ""
+
+    def __rich_measure__(self, console: Console, options: ConsoleOptions) -> Measurement:
+        whole = len(self.verdict) + (len(self.why) + 1 if self.why else 0)
+        return Measurement(max(len(self.verdict), len(self.why)), whole)
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        text = Text(self.verdict, style=COLOURS.get(self.verdict, ""))
+        if self.why:
+            fits = self.__rich_measure__(console, options).maximum <= options.max_width
+            text.append((" " if fits else "\n") + self.why, style="dim")
+        yield text
+
+
 def fmt(value: float | None, pattern: str = "{:.3g}", missing: str = "-") -> str:
     return missing if value is None else pattern.format(value)
+
+
+# ----------------------------------------------------------------------------------- width
+
+
+class Fitted:
+    """Tables laid out for the width they are printed at: the first of `layouts` in which every
+    table fits, its ids, names and figures (its no_wrap columns) whole and its text columns
+    wrapped between words; the last layout when none fits. A layout is a list of renderables
+    (tables, and the lines under them), built anew at each print."""
+
+    def __init__(self, *layouts: Callable[[], list[RenderableType]]) -> None:
+        self.layouts = layouts
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        for layout in self.layouts:
+            parts = layout()
+            if all(_fit(t, console, options) for t in parts if isinstance(t, Table)):
+                break
+        yield from parts
+
+
+def _narrowing(build: Callable[[frozenset[str]], list], steps: Iterable[tuple[str, ...]]) -> Fitted:
+    """build(omit) for nothing omitted, then with each step's columns left out as well."""
+    omits = [frozenset()]
+    for step in steps:
+        omits.append(omits[-1] | set(step))
+    return Fitted(*(partial(build, omit) for omit in omits))
+
+
+def _left_out(omit: frozenset[str], columns: Iterable[str]) -> list[Text]:
+    """The line under a table that says which of its columns did not fit."""
+    gone = [c for c in columns if c in omit]
+    if not gone:
+        return []
+    return [Text(f"not shown at this width: {', '.join(gone)}", style="dim")]
+
+
+def _fit(table: Table, console: Console, options: ConsoleOptions) -> bool:
+    """Give the columns that may wrap widths that fit the terminal, each at least its longest
+    word; False when the columns that may not wrap leave too little room."""
+    free = options.update_width(10_000)
+    wrapping = [column for column in table.columns if not column.no_wrap]
+    cells = [
+        [Measurement.get(console, free, cell) for cell in (column.header, *column.cells)]
+        for column in wrapping
+    ]
+    natural = Measurement.get(console, free, table).maximum  # every cell, padding and borders
+    room = options.max_width - natural + sum(max(m.maximum for m in c) for c in cells)
+    widths = [max(m.minimum for m in c) for c in cells]
+    if room < sum(widths):
+        return False
+    while sum(widths) < room:  # a column more to the one with the most cells wrapped
+        wrapped = [sum(m.maximum > w for m in c) for c, w in zip(cells, widths, strict=True)]
+        most = max(range(len(widths)), key=lambda i: (wrapped[i], -widths[i]), default=None)
+        if most is None or not wrapped[most]:
+            break
+        widths[most] += 1
+    for column, width in zip(wrapping, widths, strict=True):
+        column.max_width = width
+    return True
+
+
+def _add_columns(table: Table, names: Iterable[str], left: set[str], wrap: set[str]) -> None:
+    """Right-aligned figures unless named in `left`; only the columns in `wrap` may wrap."""
+    for name in names:
+        table.add_column(
+            name, justify="left" if name in left else "right", no_wrap=name not in wrap
+        )
 
 
 # ----------------------------------------------------------------------------------- run
@@ -90,10 +181,13 @@ def _phases(phases: dict[str, float]) -> str:
     return ", ".join(f"{name} {seconds:.1f} s" for name, seconds in phases.items())
 
 
-def _cases_table(cases: tuple[CaseResult, ...]) -> Table:
+def _cases_table(cases: tuple[CaseResult, ...]) -> Fitted:
+    return Fitted(lambda: [_cases_rows(cases)])
+
+
+def _cases_rows(cases: tuple[CaseResult, ...]) -> Table:
     table = Table(title="cases", title_justify="left", expand=False)
-    for name in ("case", "seed", "status", "max error"):
-        table.add_column(name, justify="right" if name in ("seed", "max error") else "left")
+    _add_columns(table, ("case", "seed", "status", "max error"), {"case", "status"}, {"case"})
     for c in cases:
         table.add_row(
             c.name,
@@ -166,53 +260,75 @@ def _launched(report: RunReport) -> list[Text]:
     return lines
 
 
-def _timing_table(report: RunReport, rank: tuple[int, int] | None) -> Group:
+TIMES = ("median", "p20-p80", "host/launches")  # a shape's times
+RATES = ("throughput", "copy %", "peak %", "vs library")  # and how they compare
+
+
+def _timing_table(report: RunReport, rank: tuple[int, int] | None) -> Fitted:
     """A row per benchmark shape, then the score over every shape, and how the times were
-    taken."""
-    table = Table(title="timing (device time per call, replayed)", title_justify="left")
-    for name in (
-        "benchmark",
-        "median",
-        "p20-p80",
-        "host/launches",
-        "throughput",
-        "copy %",
-        "peak %",
-        "vs library",
-    ):
-        table.add_column(name, justify="left" if name == "benchmark" else "right")
+    taken: one table where it fits, else the times and the comparisons in two."""
+    caption = f"rank {rank[0]} of {rank[1]} on this GPU model (local results)" if rank else None
+    title = "timing (device time per call, replayed)"
+    libraries = sorted({t.library for t in report.timing if t.library})
+    return Fitted(
+        lambda: [
+            _timing_rows(report, title, (*TIMES, *RATES), caption, named=True),
+            *_timing_notes(report),
+        ],
+        lambda: [
+            _timing_rows(report, title, TIMES, caption),
+            _timing_rows(report, "against a copy, the peak and the library", RATES, None),
+            *_timing_notes(report, libraries),
+        ],
+    )
+
+
+def _timing_rows(
+    report: RunReport,
+    title: str,
+    columns: tuple[str, ...],
+    caption: str | None,
+    named: bool = False,  # the library's name beside its ratio
+) -> Table:
+    table = Table(title=title, title_justify="left", caption=caption)
+    _add_columns(table, ("benchmark", *columns), {"benchmark"}, {"benchmark", "vs library"})
     for t in report.timing:
-        table.add_row(
-            t.case,
-            f"{t.median_ms * 1e3:.1f} us",
-            f"{t.p20_ms * 1e3:.1f}-{t.p80_ms * 1e3:.1f} us",
-            _host(t),
-            t.throughput or "-",
-            fmt(t.copy_pct, "{:.1f}%"),
-            fmt(t.sol_pct, "{:.1f}%") + (" (above!)" if t.above_speed_of_light else ""),
-            _versus(t.speedup_vs_library, t.library),
-        )
+        cells = {
+            "median": f"{t.median_ms * 1e3:.1f} us",
+            "p20-p80": f"{t.p20_ms * 1e3:.1f}-{t.p80_ms * 1e3:.1f} us",
+            "host/launches": _host(t),
+            "throughput": t.throughput or "-",
+            "copy %": fmt(t.copy_pct, "{:.1f}%"),
+            "peak %": fmt(t.sol_pct, "{:.1f}%") + (" (above!)" if t.above_speed_of_light else ""),
+            "vs library": _versus(t.speedup_vs_library, t.library if named else ""),
+        }
+        table.add_row(t.case, *(cells[c] for c in columns))
     if report.score is not None:
         sc = report.score
         table.add_section()
-        table.add_row(
-            Text(f"score ({sc.shapes} shape{'s' if sc.shapes > 1 else ''})", style="bold"),
-            Text(f"{sc.ms * 1e3:.1f} us", style="bold"),
-            f"{sc.p20_ms * 1e3:.1f}-{sc.p80_ms * 1e3:.1f} us",
-            "",
-            "",
-            fmt(sc.copy_pct, "{:.1f}%"),
-            fmt(sc.sol_pct, "{:.1f}%"),
-            _versus(sc.speedup_vs_library, ""),
-        )
-    if rank is not None:
-        table.caption = f"rank {rank[0]} of {rank[1]} on this GPU model (local results)"
+        cells = {
+            "median": Text(f"{sc.ms * 1e3:.1f} us", style="bold"),
+            "p20-p80": f"{sc.p20_ms * 1e3:.1f}-{sc.p80_ms * 1e3:.1f} us",
+            "copy %": fmt(sc.copy_pct, "{:.1f}%"),
+            "peak %": fmt(sc.sol_pct, "{:.1f}%"),
+            "vs library": _versus(sc.speedup_vs_library, ""),
+        }
+        shapes = f"score ({sc.shapes} shape{'s' if sc.shapes > 1 else ''})"
+        table.add_row(Text(shapes, style="bold"), *(cells.get(c, "") for c in columns))
+    return table
+
+
+def _timing_notes(report: RunReport, libraries: list[str] | None = None) -> list[Text]:
+    """What the columns mean, what one call launched, and how the times were taken.
+    `libraries`: the library calls, named here when their column has only the ratios."""
+    versus = "the fastest library call for the same work"
+    if libraries:
+        versus += f": {', '.join(libraries)}"
     lines = [
-        table,
         Text(
             "host/launches: the replay's host time for one call and the kernels it "
             "launches; copy %: of a device copy moving the same bytes; peak %: of the device's "
-            "measured peak; vs library: the fastest library call for the same work",
+            f"measured peak; vs library: {versus}",
             style="dim",
         ),
         *_launched(report),
@@ -227,7 +343,7 @@ def _timing_table(report: RunReport, rank: tuple[int, int] | None) -> Group:
         )
     if report.method:
         lines.append(Text(f"timed: {report.method}", style="dim"))
-    return Group(*lines)
+    return lines
 
 
 def _host(t: Timing) -> str:
@@ -242,7 +358,7 @@ def _versus(ratio: float | None, library: str) -> str:
     return fmt(ratio, "{:.2f}x") + (f" {library}" if ratio is not None and library else "")
 
 
-def _env_line(report: RunReport) -> Text:
+def _env_line(report: RunReport) -> Group:
     e = report.env
     bits = [
         e.device,
@@ -253,10 +369,27 @@ def _env_line(report: RunReport) -> Text:
     ]
     if e.copy_gbps:
         bits.append(f"measured copy {e.copy_gbps:.0f} GB/s")
-    line = Text(" · ".join(b for b in bits if b), style="dim")
+    lines: list = [_Pieces([b for b in bits if b], style="dim")]
     if e.unconfined:
-        line.append("\n" + unconfined_line(e.unconfined), style="yellow")
-    return line
+        lines.append(Text(unconfined_line(e.unconfined), style="yellow"))
+    return Group(*lines)
+
+
+class _Pieces:
+    """Pieces joined by " · ", the line broken between pieces only (a GPU's name, a version and
+    a figure stay whole)."""
+
+    def __init__(self, pieces: list[str], style: str = "") -> None:
+        self.pieces, self.style = pieces, style
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        lines = self.pieces[:1]
+        for piece in self.pieces[1:]:
+            if len(lines[-1]) + len(" · ") + len(piece) > options.max_width:
+                lines.append(piece)
+            else:
+                lines[-1] += f" · {piece}"
+        yield Text("\n".join(lines), style=self.style)
 
 
 def unconfined_line(missing: dict[str, str]) -> str:
@@ -268,22 +401,33 @@ def unconfined_line(missing: dict[str, str]) -> str:
 # ----------------------------------------------------------------------------------- catalogue
 
 
-def puzzle_list(specs: list[PuzzleSpec], best: dict[str, Best]) -> Table:
+# what a narrow terminal does without: the source (the id's prefix names it), then a best result
+# on one line (its verdict goes above its time)
+LIST_NARROWER = (("source",), ("one line",))
+
+
+def puzzle_list(specs: list[PuzzleSpec], best: dict[str, Best]) -> Fitted:
+    return _narrowing(partial(_puzzle_rows, specs, best), LIST_NARROWER)
+
+
+def _puzzle_rows(specs: list[PuzzleSpec], best: dict[str, Best], omit: frozenset[str]) -> list:
     table = Table(title="tpuzzle puzzles", title_justify="left")
-    imported = any(s.source for s in specs)
-    for name in ("id", "difficulty", "title", *(["source"] * imported), "your best"):
-        table.add_column(name)
+    imported = any(s.source for s in specs) and "source" not in omit
+    columns = ["id", "difficulty", "title", *(["source"] * imported), "your best"]
+    _add_columns(table, columns, set(columns), {"title"})
     for s in specs:
         b = best.get(s.id)
         mine = Text("-", style="dim")
         if b is not None:
             timed = f" {b.median_ms * 1e3:.1f} us" if b.median_ms is not None else ""
+            if "one line" in omit:
+                timed = timed.replace(" ", "\n", 1)
             mine = Text(f"{b.verdict}{timed}", style=COLOURS.get(b.verdict, ""))
         source = [Text(s.source.kind if s.source else "tpuzzle", style="dim")] * imported
         table.add_row(
             s.id, Text(s.difficulty, style=DIFFICULTY_COLOURS[s.difficulty]), s.title, *source, mine
         )
-    return table
+    return [table, *_left_out(omit, ["source"] * any(s.source for s in specs))]
 
 
 def puzzle_page(spec: PuzzleSpec) -> Group:
@@ -366,50 +510,18 @@ def _num(value: float | str) -> str:
     return f"{value:g}" if isinstance(value, float) else str(value)
 
 
+BENCH = ("puzzle", "difficulty", "verdict", "score", "throughput", "copy %", "peak %", "vs library")
+# what a narrow terminal does without, a step at a time ("shapes": the count beside the score)
+BENCH_NARROWER = (("difficulty", "shapes"), ("copy %",), ("throughput",), ("vs library",))
+
+
 def catalogue_table(rows, interpreted: bool) -> Group:
-    """`tpuzzle bench`: one row per puzzle."""
-    table = Table(title="tpuzzle bench", title_justify="left")
-    for name in (
-        "puzzle",
-        "difficulty",
-        "verdict",
-        "score",
-        "throughput",
-        "copy %",
-        "peak %",
-        "vs library",
-    ):
-        table.add_column(
-            name, justify="left" if name in ("puzzle", "difficulty", "verdict") else "right"
-        )
-    for r in rows:
-        verdict = Text(r.verdict, style=COLOURS.get(r.verdict, ""))
-        if r.verdict != "passed":
-            verdict.append(f" ({r.reason})", style="dim")
-        table.add_row(
-            r.puzzle,
-            Text(r.difficulty, style=DIFFICULTY_COLOURS[r.difficulty]),
-            verdict,
-            fmt(r.median_ms and r.median_ms * 1e3, "{:.1f} us")
-            + (f" ({r.shapes} shapes)" if r.shapes > 1 else ""),
-            r.throughput or "-",
-            fmt(r.copy_pct, "{:.1f}%"),
-            fmt(r.sol_pct, "{:.1f}%"),
-            fmt(r.speedup, "{:.2f}x"),
-        )
-        for t in r.per_shape:  # the shapes the score is the geometric mean of
-            table.add_row(
-                Text(f"  {t.case}", style="dim"),
-                "",
-                "",
-                Text(f"{t.median_ms * 1e3:.1f} us", style="dim"),
-                Text(t.throughput or "-", style="dim"),
-                Text(fmt(t.copy_pct, "{:.1f}%"), style="dim"),
-                Text(fmt(t.sol_pct, "{:.1f}%"), style="dim"),
-                Text(_versus(t.speedup_vs_library, ""), style="dim"),
-            )
+    """`tpuzzle bench`: one row per puzzle, and one per benchmark shape under a score of several."""
     devices = sorted({r.device for r in rows})
-    parts = [table, Text(f"device: {', '.join(devices)}", style="dim")]
+    parts = [
+        _narrowing(partial(_catalogue, rows), BENCH_NARROWER),
+        Text(f"device: {', '.join(devices)}", style="dim"),
+    ]
     if interpreted:
         parts.append(
             Text(
@@ -420,7 +532,57 @@ def catalogue_table(rows, interpreted: bool) -> Group:
     return Group(*parts)
 
 
+def _catalogue(rows, omit: frozenset[str]) -> list:
+    columns = [c for c in BENCH if c not in omit]
+    table = Table(title="tpuzzle bench", title_justify="left")
+    _add_columns(table, columns, {"puzzle", "difficulty", "verdict"}, {"puzzle", "verdict"})
+    for r in rows:
+        verdict = _Verdict(r.verdict, r.reason if r.verdict != "passed" else "")
+        shapes = f" ({r.shapes} shapes)" if r.shapes > 1 and "shapes" not in omit else ""
+        cells = {
+            "puzzle": r.puzzle,
+            "difficulty": Text(r.difficulty, style=DIFFICULTY_COLOURS[r.difficulty]),
+            "verdict": verdict,
+            "score": fmt(r.median_ms and r.median_ms * 1e3, "{:.1f} us") + shapes,
+            "throughput": r.throughput or "-",
+            "copy %": fmt(r.copy_pct, "{:.1f}%"),
+            "peak %": fmt(r.sol_pct, "{:.1f}%"),
+            "vs library": fmt(r.speedup, "{:.2f}x"),
+        }
+        table.add_row(*(cells[c] for c in columns))
+        for t in r.per_shape:  # the shapes the score is the geometric mean of
+            cells = {
+                "puzzle": Padding(Text(t.case, style="dim"), (0, 0, 0, 2)),
+                "score": f"{t.median_ms * 1e3:.1f} us",
+                "throughput": t.throughput or "-",
+                "copy %": fmt(t.copy_pct, "{:.1f}%"),
+                "peak %": fmt(t.sol_pct, "{:.1f}%"),
+                "vs library": _versus(t.speedup_vs_library, ""),
+            }
+            table.add_row(*(_dim(cells.get(c, "")) for c in columns))
+    return [table, *_left_out(omit, BENCH)]
+
+
+def _dim(cell: RenderableType) -> RenderableType:
+    return Text(cell, style="dim") if isinstance(cell, str) else cell
+
+
 # ----------------------------------------------------------------------------------- leaderboard
+
+
+LEADERBOARD = (
+    "rank",
+    "submitter",
+    "score",
+    "p20-p80",
+    "shapes",
+    "throughput",
+    "copy %",
+    "peak %",
+    "vs library",
+    "date",
+)
+LEADERBOARD_NARROWER = (("shapes",), ("p20-p80",), ("copy %",), ("date",), ("throughput",))
 
 
 def leaderboard_table(entries: list[Entry], puzzle: str | None = None) -> Group:
@@ -436,37 +598,34 @@ def leaderboard_table(entries: list[Entry], puzzle: str | None = None) -> Group:
     groups: dict[tuple[str, str], list[Entry]] = {}
     for e in entries:
         groups.setdefault((e.puzzle, e.device), []).append(e)
-    return Group(*(_leaderboard_group(p, d, rows) for (p, d), rows in groups.items()))
+
+    def layout(omit: frozenset[str]) -> list:
+        tables = [_leaderboard_group(p, d, rows, omit) for (p, d), rows in groups.items()]
+        return [*tables, *_left_out(omit, LEADERBOARD)]
+
+    return Group(_narrowing(layout, LEADERBOARD_NARROWER))
 
 
-def _leaderboard_group(puzzle: str, device: str, entries: list[Entry]) -> Table:
+def _leaderboard_group(
+    puzzle: str, device: str, entries: list[Entry], omit: frozenset[str]
+) -> Table:
+    columns = [c for c in LEADERBOARD if c not in omit]
     table = Table(title=f"{puzzle} · {device}", title_justify="left")
-    for name in (
-        "rank",
-        "submitter",
-        "score",
-        "p20-p80",
-        "shapes",
-        "throughput",
-        "copy %",
-        "peak %",
-        "vs library",
-        "date",
-    ):
-        table.add_column(name, justify="left" if name in ("submitter", "date") else "right")
+    _add_columns(table, columns, {"submitter", "date"}, set())
     for e in entries:
-        table.add_row(
-            f"{e.rank}{'=' if e.tie else ''}",
-            e.submitter,
-            f"{e.median_ms * 1e3:.1f} us",
-            f"{e.p20_ms * 1e3:.1f}-{e.p80_ms * 1e3:.1f} us",
-            fmt(e.shapes, "{}"),
-            _rate(e.gbps, e.tflops),
-            fmt(e.copy_pct, "{:.1f}%"),
-            fmt(e.sol_pct, "{:.1f}%"),
-            fmt(e.speedup, "{:.2f}x"),
-            e.created_at[:10],
-        )
+        cells = {
+            "rank": f"{e.rank}{'=' if e.tie else ''}",
+            "submitter": e.submitter,
+            "score": f"{e.median_ms * 1e3:.1f} us",
+            "p20-p80": f"{e.p20_ms * 1e3:.1f}-{e.p80_ms * 1e3:.1f} us",
+            "shapes": fmt(e.shapes, "{}"),
+            "throughput": _rate(e.gbps, e.tflops),
+            "copy %": fmt(e.copy_pct, "{:.1f}%"),
+            "peak %": fmt(e.sol_pct, "{:.1f}%"),
+            "vs library": fmt(e.speedup, "{:.2f}x"),
+            "date": e.created_at[:10],
+        }
+        table.add_row(*(cells[c] for c in columns))
     if any(e.tie for e in entries):
         table.caption = '"=" marks a tie: scores within each other\'s p20-p80 spread'
     return table
@@ -475,37 +634,48 @@ def _leaderboard_group(puzzle: str, device: str, entries: list[Entry]) -> Table:
 # ----------------------------------------------------------------------------------- grading
 
 
+CLASS = ("rank", "student", "GPU", "verdict", "cases", "score", "p20-p80", "peak %", "vs library")
+# a narrow terminal puts the GPU under the student, then does without figures, a step at a time
+CLASS_NARROWER = (("GPU",), ("p20-p80",), ("vs library",), ("peak %",), ("cases",))
+
+
 def class_tables(tables: dict) -> Group:
     """`tpuzzle grade`: one table per puzzle, from grading.class_table (rows ranked per GPU)."""
     if not tables:
         return Group(Text("No submissions graded.", style="bold"))
-    return Group(*(_class_table(puzzle, rows) for puzzle, rows in tables.items()))
+
+    def layout(omit: frozenset[str]) -> list:
+        shown = [_class_table(puzzle, rows, omit) for puzzle, rows in tables.items()]
+        return [*shown, *_left_out(omit - {"GPU"}, CLASS)]
+
+    return Group(_narrowing(layout, CLASS_NARROWER))
 
 
-def _class_table(puzzle: str, rows: list) -> Table:
+def _class_table(puzzle: str, rows: list, omit: frozenset[str]) -> Table:
     several = len({r.device for r in rows if r.rank is not None}) > 1
     timed = any(r.median_ms is not None for r in rows)
     table = Table(title=f"{puzzle} · {len(rows)} submission(s)", title_justify="left")
-    columns = ["rank", "student", *(["GPU"] * several), "verdict", "cases"]
-    columns += ["score", "p20-p80", "peak %", "vs library"] if timed else []
-    for name in columns:
-        table.add_column(name, justify="left" if name in ("student", "GPU", "verdict") else "right")
+    columns = [c for c in CLASS[:5] if c not in omit and (c != "GPU" or several)]
+    columns += [c for c in CLASS[5:] if c not in omit] if timed else []
+    _add_columns(table, columns, {"student", "GPU", "verdict"}, {"GPU", "verdict"})
     for r in rows:
-        verdict = Text(r.verdict, style=COLOURS.get(r.verdict, ""))
-        if r.verdict != "passed":
-            verdict.append(f" ({r.reason})", style="dim")
-        elif r.rank is None and timed:
-            verdict.append(" (not ranked)", style="dim")
-        cells = ["-" if r.rank is None else f"{r.rank}{'=' if r.tie else ''}", r.student]
-        cells += [r.device] * several + [verdict, f"{r.cases_passed}/{r.cases_total}"]
-        if timed:
-            cells += [
-                fmt(r.median_ms and r.median_ms * 1e3, "{:.1f} us"),
-                "-" if r.p20_ms is None else f"{r.p20_ms * 1e3:.1f}-{r.p80_ms * 1e3:.1f} us",
-                fmt(r.sol_pct, "{:.1f}%"),
-                fmt(r.speedup, "{:.2f}x"),
-            ]
-        table.add_row(*cells)
+        why = r.reason if r.verdict != "passed" else ("not ranked" if r.rank is None else "")
+        verdict = _Verdict(r.verdict, why if timed or r.verdict != "passed" else "")
+        student = Text(r.student)
+        if several and "GPU" in omit:  # the GPU under the name
+            student.append(f"\n{r.device}", style="dim")
+        cells = {
+            "rank": "-" if r.rank is None else f"{r.rank}{'=' if r.tie else ''}",
+            "student": student,
+            "GPU": r.device,
+            "verdict": verdict,
+            "cases": f"{r.cases_passed}/{r.cases_total}",
+            "score": fmt(r.median_ms and r.median_ms * 1e3, "{:.1f} us"),
+            "p20-p80": "-" if r.p20_ms is None else f"{r.p20_ms * 1e3:.1f}-{r.p80_ms * 1e3:.1f} us",
+            "peak %": fmt(r.sol_pct, "{:.1f}%"),
+            "vs library": fmt(r.speedup, "{:.2f}x"),
+        }
+        table.add_row(*(cells[c] for c in columns))
     if any(r.tie for r in rows):
         table.caption = '"=" marks a tie: scores within each other\'s p20-p80 spread'
     return table

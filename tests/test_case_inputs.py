@@ -117,7 +117,7 @@ def test_a_source_is_read_and_optional(spec, tmp_path):
 
 
 def test_a_failing_case_of_its_own_is_reproduced_with_its_draw(spec, tmp_path):
-    from judge.cli.app import custom_case
+    from judge.cli.options import custom_case
     from judge.errors import JudgeError
     from judge.isolation.plan import Plan
 

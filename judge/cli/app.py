@@ -9,6 +9,7 @@ import dataclasses
 import json
 import shutil
 import sys
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Annotated
 
@@ -27,16 +28,18 @@ from judge.cli.options import (
     RecalibrateOpt,
     TimeoutOpt,
     TimingOpt,
+    custom_case,
     keeps_finished,
     open_db,
 )
 from judge.cli.usage import usage_errors
 from judge.core import registry
-from judge.core.spec import Case, PuzzleSpec, violated
+from judge.core.spec import Case, PuzzleSpec
 from judge.errors import JudgeError
 from judge.isolation import batch
 from judge.records import batches, store
 from judge.records.batches import finite
+from judge.records.courses import write_text
 
 app = typer.Typer(
     help="Triton kernel puzzles, judged: pick one, write a kernel, run it.",
@@ -266,49 +269,33 @@ def leaderboard(
         str | None, typer.Argument(help="Only this puzzle (default: every puzzle).")
     ] = None,
     json_out: Annotated[bool, typer.Option("--json", help="Print one JSON list only.")] = False,
+    html: Annotated[
+        Path | None,
+        typer.Option(
+            "--html",
+            help="Also write the leaderboard as one self-contained web page (sortable columns, "
+            "each shape's figures).",
+        ),
+    ] = None,
     puzzles: PuzzlesOpt = None,
     db: DbOpt = None,
 ) -> None:
     """The fastest ranked result of each submitter, ranked per puzzle and GPU model."""
     if puzzle is not None:
         puzzle = registry.get(puzzle, registry.puzzles_root(puzzles)).id
-    entries = store.leaderboard(open_db(db), puzzle)
+    conn = open_db(db)
+    entries = store.leaderboard(conn, puzzle)
+    if html is not None:
+        from judge.records import webpage
+
+        when = f"Generated {datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC."
+        text = webpage.leaderboard_page(entries, store.shape_timings(conn, entries), puzzle, when)
+        write_text(html, text)
+        typer.echo(f"wrote {html}", err=True)
     if json_out:
         typer.echo(json.dumps(finite([dataclasses.asdict(e) for e in entries])))
     else:
         report.console().print(report.leaderboard_table(entries, puzzle))
-
-
-def custom_case(spec: PuzzleSpec, sizes: list[str], seed: int, draw: str) -> Case:
-    values = {}
-    for item in sizes:
-        name, _, value = item.partition("=")
-        if name not in spec.size_names or not value.strip().isdigit():
-            raise JudgeError(
-                f"--size {item!r}: expected NAME=INT with NAME one of {', '.join(spec.size_names)}"
-            )
-        values[name] = int(value)
-    for name, low, high in spec.limits:
-        if name not in values:
-            raise JudgeError(
-                f"--size: {name} is missing (give every size: {', '.join(spec.size_names)})"
-            )
-        if not low <= values[name] <= high:
-            raise JudgeError(f"--size {name}={values[name]}: outside the limits [{low}, {high}]")
-    broken = violated(spec.constraints, values)
-    if broken:
-        raise JudgeError(f"--size: {', '.join(sizes)} breaks the puzzle's constraint {broken!r}")
-    if draw not in ("", "mixed") and spec.variant(draw) is None:
-        own = [f"{k}:{c.name}" for k, cs in (("test", spec.tests), ("benchmark", spec.benchmarks))
-               for c in cs if c.own]  # fmt: skip
-        choices = "'mixed'" + "".join(f", {c!r}" for c in own[:3]) + (", ..." if own[3:] else "")
-        raise JudgeError(f"--draw {draw!r}: expected {choices} or nothing")
-    ordered = tuple((n, values[n]) for n in spec.size_names)
-    own = spec.variant(draw)
-    if own is not None and own.inputs and own.sizes != ordered:
-        given = " ".join(f"{n}={v}" for n, v in own.sizes)
-        raise JudgeError(f"--draw {draw!r}: its stored inputs are for --size {given}")
-    return Case(name=" ".join(f"{n}={v}" for n, v in ordered), sizes=ordered, seed=seed, draw=draw)
 
 
 def local_rank(conn, result) -> tuple[int, int] | None:

@@ -5,6 +5,7 @@ Canvas)."""
 from __future__ import annotations
 
 import json
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Annotated
 
@@ -93,6 +94,14 @@ def grade(
     junit: JunitOut = None,
     markdown: MarkdownOut = None,
     csv_file: CsvOut = None,
+    html: Annotated[
+        Path | None,
+        typer.Option(
+            "--html",
+            help="Write the class's tables as one self-contained web page (ranks per GPU, "
+            "sortable columns, each shape's figures).",
+        ),
+    ] = None,
     policy: PolicyOpt = None,
     gradescope: GradescopeOut = None,
     classroom: Annotated[
@@ -169,6 +178,12 @@ def grade(
         graded = batches.grade(plan, conn, save, resume, outputs, jsonl, tick)
     for warning in graded.warnings:
         typer.secho(f"warning: {warning}", fg="yellow", err=True)
+    if html is not None:
+        from judge.records import webpage
+
+        when = f"Generated {datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC."
+        page = webpage.class_page(graded.graded, plan.course.rules.assignment, when)
+        courses.write_text(html, page)
     if classroom:  # stdout is the reporter's: the tables go to stderr
         for line in graded.classroom:
             typer.echo(line)

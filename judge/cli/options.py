@@ -12,6 +12,7 @@ from typing import Annotated
 
 import typer
 
+from judge.core.spec import Case, PuzzleSpec, violated
 from judge.errors import JudgeError
 from judge.records import batches, store
 
@@ -116,3 +117,36 @@ def open_db(path: Path | None):
         return store.connect(path)
     except Exception as exc:  # sqlite3.Error, OSError: the path is the user's
         raise JudgeError(f"results database {path or store.default_path()}: {exc}") from None
+
+
+def custom_case(spec: PuzzleSpec, sizes: list[str], seed: int, draw: str) -> Case:
+    """The one case that --size NAME=INT (every size), --seed and --draw describe."""
+    values = {}
+    for item in sizes:
+        name, _, value = item.partition("=")
+        if name not in spec.size_names or not value.strip().isdigit():
+            raise JudgeError(
+                f"--size {item!r}: expected NAME=INT with NAME one of {', '.join(spec.size_names)}"
+            )
+        values[name] = int(value)
+    for name, low, high in spec.limits:
+        if name not in values:
+            raise JudgeError(
+                f"--size: {name} is missing (give every size: {', '.join(spec.size_names)})"
+            )
+        if not low <= values[name] <= high:
+            raise JudgeError(f"--size {name}={values[name]}: outside the limits [{low}, {high}]")
+    broken = violated(spec.constraints, values)
+    if broken:
+        raise JudgeError(f"--size: {', '.join(sizes)} breaks the puzzle's constraint {broken!r}")
+    if draw not in ("", "mixed") and spec.variant(draw) is None:
+        own = [f"{k}:{c.name}" for k, cs in (("test", spec.tests), ("benchmark", spec.benchmarks))
+               for c in cs if c.own]  # fmt: skip
+        choices = "'mixed'" + "".join(f", {c!r}" for c in own[:3]) + (", ..." if own[3:] else "")
+        raise JudgeError(f"--draw {draw!r}: expected {choices} or nothing")
+    ordered = tuple((n, values[n]) for n in spec.size_names)
+    own = spec.variant(draw)
+    if own is not None and own.inputs and own.sizes != ordered:
+        given = " ".join(f"{n}={v}" for n, v in own.sizes)
+        raise JudgeError(f"--draw {draw!r}: its stored inputs are for --size {given}")
+    return Case(name=" ".join(f"{n}={v}" for n, v in ordered), sizes=ordered, seed=seed, draw=draw)

@@ -10,7 +10,7 @@ from rich.table import Table
 from rich.text import Text
 
 from judge.cli import report
-from judge.cli.options import PuzzlesOpt
+from judge.cli.options import PuzzlesOpt, custom_case
 from judge.cli.usage import usage_errors
 from judge.core import registry
 from judge.errors import SubmissionNotFound
@@ -37,7 +37,6 @@ def profile(
     own; per kernel, the figures that explain its speed and what they say. It needs a GPU and
     ncu (PATH, $CUDA_HOME/bin, or TPUZZLE_NCU).
     """
-    from judge.cli.app import custom_case
     from judge.isolation import profile as profiling
 
     spec = registry.get(puzzle, registry.puzzles_root(puzzles))

@@ -291,6 +291,16 @@ def _tied(a: sqlite3.Row, b: sqlite3.Row) -> bool:
     return None not in sa + sb and is_tie(sa, sb)
 
 
+def shape_timings(conn: sqlite3.Connection, entries: list[Entry]) -> dict[int, tuple]:
+    """Each leaderboard entry's benchmark shapes (its stored report's timings), by run id."""
+    found = {}
+    for e in entries:
+        row = conn.execute("SELECT report_json FROM runs WHERE id = ?", (e.run_id,)).fetchone()
+        if row is not None:
+            found[e.run_id] = RunReport.from_dict(json.loads(row["report_json"])).timing
+    return found
+
+
 def hints_shown(conn: sqlite3.Connection, submitter: str, puzzle: str) -> int:
     """How many of a puzzle's hints the submitter has seen."""
     row = conn.execute(

@@ -4,6 +4,7 @@ and Markdown metacharacters. Every format must follow its platform's schema, esc
 students wrote, and show no hidden case to a student."""
 
 import csv
+import html
 import io
 import json
 import shutil
@@ -89,7 +90,7 @@ def test_every_format_of_a_hostile_class(course):
     command += ["--gradescope", str(out / "gradescope"), "--canvas", str(out / "canvas.csv")]
     command += ["--roster", str(where / "roster.csv"), "--json", str(out / "grades.json")]
     command += ["--junit", str(out / "grades.xml"), "--markdown", str(out / "grades.md")]
-    command += ["--csv", str(out / "gradebook.csv")]
+    command += ["--csv", str(out / "gradebook.csv"), "--html", str(out / "grades.html")]
     out.mkdir()
     done = run_judge(command, timeout=600)
     assert done.returncode == 0, done.stderr[-3000:]
@@ -164,6 +165,14 @@ def test_every_format_of_a_hostile_class(course):
     markdown = (out / "grades.md").read_text()
     assert "\x1b" not in markdown and "<b>" not in markdown and "]]>\\|" not in markdown
     assert "&lt;b&gt;&amp;amp;" in markdown and "\\|x\\|" in markdown
+
+    # the class's web page: names shown as text, no markup of theirs, no hidden case
+    page = (out / "grades.html").read_text(encoding="utf-8")
+    body = page[page.index("<body>") :]
+    assert "\x1b" not in page and "<b>" not in page and "]]>|" not in page
+    assert html.escape(HOSTILE_NAME.replace("\x1b[31m", "")) in body
+    assert not any(s in body for s in SECRETS), body
+    assert body.count("<script>") == 1 and body.count("<tr data-i=") == len(CLASS)
 
 
 def test_a_students_run_names_nothing_of_a_hidden_case(course):

@@ -78,3 +78,22 @@ def test_run_visualize_draws_the_largest_small_failing_case(monkeypatch, puzzles
         ],  # fmt: skip
     )
     assert "case N=3" in sized.stderr and chosen.is_file()
+
+
+def test_each_access_knows_its_launch_and_whether_it_was_atomic(puzzles_root):
+    from judge.core import registry
+
+    scan = registry.get("prefix_sum", puzzles_root)
+    solution = puzzles_root / "prefix_sum" / "solutions" / "correct" / "three_pass.py"
+    inp, out = trace.traced(scan, solution, case(5000))  # blocks of 4096: two programs a pass
+    assert out.grids == ((2, 1, 1), (1, 1, 1), (2, 1, 1))
+    assert set(inp.loads[:, 2]) == {0, 2}  # the first and the last pass read the input
+    assert set(map(tuple, out.stores[:, 1:3].tolist())) == {(0, 2), (1, 2)}  # the last writes
+    assert (out.stores[:, 3] == 0).all()  # plain stores
+    dot = registry.get("dot_product", puzzles_root)
+    atomic = puzzles_root / "dot_product" / "solutions" / "correct" / "atomic.py"
+    *_, result = trace.traced(dot, atomic, case(20000))  # zeroed, then blocks of 8192 add
+    assert result.grids == ((1, 1, 1), (3, 1, 1)) and result.shape == (1,)
+    zeroed, added = result.stores[result.stores[:, 2] == 0], result.stores[result.stores[:, 2] == 1]
+    assert zeroed[:, 3].tolist() == [0] and (added[:, 3] == 1).all()
+    assert sorted(added[:, 1].tolist()) == [0, 1, 2]

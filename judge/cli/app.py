@@ -128,9 +128,9 @@ def run(
     visualize: Annotated[
         Path | None,
         typer.Option(
-            help="Also draw one small case (--size, else the first failing case, else the "
-            "smallest) into this PNG, run in the interpreter: which program loaded and stored "
-            "each element (needs matplotlib)."
+            help="Also draw one small case (--size, else the failing case of the most legible "
+            "shape, else the smallest) into this PNG, run in the interpreter: which program "
+            "loaded and stored each element, with a key (needs matplotlib)."
         ),
     ] = None,
     use_server: Annotated[
@@ -170,8 +170,8 @@ def run(
 
 
 def pictured(spec: PuzzleSpec, submission: Path, result, chosen: Case | None, png: Path) -> None:
-    """Draw the chosen case, else the first failing one a student may see, else the smallest
-    test the interpreter runs."""
+    """Draw the chosen case, else the failing case a student may see that draws best (a legible
+    shape: visualize.choose), else the smallest test the interpreter runs."""
     from judge.cli import visualize as drawing
     from judge.isolation import trace
 
@@ -182,8 +182,7 @@ def pictured(spec: PuzzleSpec, submission: Path, result, chosen: Case | None, pn
         if c.status not in ("passed", "skipped") and not c.hidden and c.name in by_name
     ]
     if chosen is None and failing:
-        small = [c for c in failing if trace.elements(spec, c) <= trace.DRAWN_WELL]
-        chosen = max(small, key=lambda c: trace.elements(spec, c)) if small else failing[0]
+        chosen = drawing.choose(spec, failing)
     if chosen is None:
         visible = [c for c in spec.tests if c.interpret and c.visibility != "hidden"]
         chosen = min(visible or spec.tests, key=lambda c: sum(v for _, v in c.sizes))

@@ -3,9 +3,9 @@ submission in Triton's interpreter with every load, store and atomic recorded wi
 that made it, mapped to the buffers' elements (negative indices lie before a buffer, indices at
 or past its length after it).
 
-The worker records (`AccessRecorder`, installed over the interpreter's native helpers) and saves
-the accesses to the file the parent named; the parent reads them (`read`). The picture is only a
-diagnostic: nothing is decided on it.
+The worker records (`AccessRecorder`, installed over the interpreter's native helpers and its
+grid setter, so each access knows its launch) and saves the accesses to the file the parent
+named; the parent reads them (`read`). The picture is only a diagnostic: nothing is decided on it.
 """
 
 from __future__ import annotations
@@ -27,6 +27,20 @@ def elements(spec, case) -> int:
     return max(lay.n for lay in inputs.layouts(spec, case.size_map))
 
 
+def shapes(spec, case) -> list[tuple[str, str, int, tuple[int, ...]]]:
+    """A case's buffers as (name, role, elements, shape), the shape as the spec lays it out:
+    (n,) for one axis, (rows, columns) or more axes for more."""
+    from judge.core import inputs
+    from judge.core.spec import evaluate
+
+    sizes = case.size_map
+    described = []
+    for lay in inputs.layouts(spec, sizes):
+        dims = tuple(int(evaluate(d, sizes)) for d in lay.arg.shape)
+        described.append((lay.arg.name, lay.arg.role, lay.n, dims if len(dims) >= 2 else (lay.n,)))
+    return described
+
+
 class _Recording:
     """Stands for the interpreter's native helper module: notes each access with the program
     running it, then lets the helper do its work."""
@@ -46,21 +60,23 @@ class _Recording:
         return self._native.store(ptrs, values, mask, *rest)
 
     def atomic_rmw(self, op, ptrs, values, mask, *rest):
-        self._recorder.note("store", ptrs, mask)
+        self._recorder.note("store", ptrs, mask, atomic=True)
         return self._native.atomic_rmw(op, ptrs, values, mask, *rest)
 
     def atomic_cas(self, ptrs, cmp, values, *rest):
-        self._recorder.note("store", ptrs, None)
+        self._recorder.note("store", ptrs, None, atomic=True)
         return self._native.atomic_cas(ptrs, cmp, values, *rest)
 
 
 class AccessRecorder:
     """Every address the interpreter's kernels read or write while `recording`, with the linear
-    index of the program (grid position) that did."""
+    index of the program (grid position) that did, the launch it belongs to, and whether it
+    was atomic."""
 
     def __init__(self) -> None:
         self.active = False
-        self.accesses: list[tuple[str, int, np.ndarray]] = []
+        self.accesses: list[tuple[str, int, int, bool, np.ndarray]] = []  # kind, program, launch
+        self.grids: list[tuple[int, int, int]] = []  # each launch's grid, in launch order
 
     def install(self) -> bool:
         """Route the interpreter's loads and stores through the recorder; False where this
@@ -68,20 +84,30 @@ class AccessRecorder:
         from triton.runtime import interpreter
 
         native = getattr(interpreter, "_interpreter", None)
+        builder = getattr(interpreter, "interpreter_builder", None)
         if native is None or not all(hasattr(native, n) for n in ("load", "store")):
             return False
         interpreter._interpreter = _Recording(native, self)
+        set_grid_dim = getattr(builder, "set_grid_dim", None)
+        if set_grid_dim is not None:  # called once as each launch starts
+
+            def launched(*dims):
+                if self.active:
+                    self.grids.append(tuple(int(d) for d in dims))
+                return set_grid_dim(*dims)
+
+            builder.set_grid_dim = launched
         return True
 
     @contextlib.contextmanager
     def recording(self):
-        self.accesses, self.active = [], True
+        self.accesses, self.grids, self.active = [], [], True
         try:
             yield self
         finally:
             self.active = False
 
-    def note(self, kind: str, ptrs, mask) -> None:
+    def note(self, kind: str, ptrs, mask, atomic: bool = False) -> None:
         if not self.active:
             return
         from triton.runtime import interpreter
@@ -93,23 +119,28 @@ class AccessRecorder:
         if mask is not None:
             kept = np.broadcast_to(np.asarray(mask, dtype=bool), np.shape(ptrs))
             addresses = addresses[kept.ravel()]
-        self.accesses.append((kind, program, addresses.copy()))
+        launch = max(len(self.grids) - 1, 0)
+        self.accesses.append((kind, program, launch, atomic, addresses.copy()))
 
     def save(self, path: Path, buffers: dict[str, tuple[int, int, int, int]]) -> None:
         """The accesses as element indices per buffer, into path (.npz): for each buffer name
-        `<name>_load` and `<name>_store`, rows of (element index, program). `buffers` gives
-        each buffer's data address, element size, length and guard (elements each side)."""
+        `<name>_load` and `<name>_store`, rows of (element index, program, launch, 1 if atomic
+        else 0), and `grids`, each launch's grid. `buffers` gives each buffer's data address,
+        element size, length and guard (elements each side)."""
         found: dict[str, list[np.ndarray]] = {}
-        for kind, program, addresses in self.accesses:
+        for kind, program, launch, atomic, addresses in self.accesses:
             for name, (base, size, n, guard) in buffers.items():
                 low, high = base - guard * size, base + (n + guard) * size
                 inside = addresses[(addresses >= low) & (addresses < high)]
                 if inside.size:
                     index = (inside.astype(np.int64) - base) // size
-                    rows = np.stack([index, np.full(index.size, program, np.int64)], axis=1)
+                    tag = np.array([program, launch, int(atomic)], np.int64)
+                    tags = np.broadcast_to(tag, (index.size, 3))
+                    rows = np.concatenate([index[:, None], tags], axis=1)
                     found.setdefault(f"{name}_{kind}", []).append(rows)
         arrays = {k: np.concatenate(v) for k, v in found.items()}
-        np.savez_compressed(path, **arrays)
+        grids = np.array(self.grids, np.int64).reshape(-1, 3)
+        np.savez_compressed(path, grids=grids, **arrays)
 
 
 @dataclass(frozen=True)
@@ -119,9 +150,10 @@ class Accesses:
     name: str
     role: str  # in | out | inout
     n: int  # elements
-    shape: tuple[int, ...]  # as the spec lays it out (rows, columns) or (n,)
-    loads: np.ndarray  # rows of (element index, program)
+    shape: tuple[int, ...]  # as the spec lays it out: (n,), (rows, columns) or more axes
+    loads: np.ndarray  # rows of (element index, program, launch, 1 where atomic)
     stores: np.ndarray
+    grids: tuple[tuple[int, int, int], ...] = ()  # each launch's grid (x, y, z), where known
 
     @property
     def writes(self) -> np.ndarray:
@@ -140,9 +172,10 @@ class Accesses:
 
 def read(path: Path, layouts: list[tuple[str, str, int, tuple[int, ...]]]) -> list[Accesses]:
     """The accesses saved at path, for buffers given as (name, role, n, shape)."""
-    empty = np.zeros((0, 2), np.int64)
+    empty = np.zeros((0, 4), np.int64)
     with np.load(path, allow_pickle=False) as saved:
         arrays = {k: saved[k] for k in saved.files}
+    grids = tuple(tuple(int(d) for d in g) for g in arrays.get("grids", ()))
     return [
         Accesses(
             name,
@@ -151,6 +184,7 @@ def read(path: Path, layouts: list[tuple[str, str, int, tuple[int, ...]]]) -> li
             shape,
             arrays.get(f"{name}_load", empty),
             arrays.get(f"{name}_store", empty),
+            grids,
         )  # fmt: skip
         for name, role, n, shape in layouts
     ]
@@ -159,7 +193,6 @@ def read(path: Path, layouts: list[tuple[str, str, int, tuple[int, ...]]]) -> li
 def traced(spec, submission: Path, case, timeout_s: float | None = None) -> list[Accesses]:
     """Run the case once in the interpreter, in a worker of its own, its accesses recorded."""
     from judge.core import inputs
-    from judge.core.spec import evaluate
     from judge.core.truth import load_reference
     from judge.errors import JudgeError
     from judge.isolation import channel
@@ -183,11 +216,6 @@ def traced(spec, submission: Path, case, timeout_s: float | None = None) -> list
         path = worker.dir / "trace.npz"
         command = {"op": "trace", "file": str(path), **plan.case_command(case, case.seed)}
         worker.expect_ok(command, "traced", timeout, f"case {case.name}")
-        described = []
-        for lay in layouts:
-            dims = tuple(int(evaluate(d, sizes)) for d in lay.arg.shape)
-            shape = dims if len(dims) == 2 else (lay.n,)
-            described.append((lay.arg.name, lay.arg.role, lay.n, shape))
-        return read(path, described)
+        return read(path, shapes(spec, case))
     finally:
         channel.discard(worker)

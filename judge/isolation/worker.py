@@ -266,7 +266,7 @@ class Worker:
     def op_trace(self, cmd: dict) -> None:
         """One call in the interpreter with every load and store recorded by program, saved to
         the file the parent named (`tpuzzle run --visualize`)."""
-        from judge.isolation.trace import AccessRecorder
+        from judge.isolation.access import AccessRecorder
 
         [(seed, paths)] = input_sets(cmd)
         fulls, _, pointer_args = self.prepare(cmd, seed, paths)

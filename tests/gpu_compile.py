@@ -41,8 +41,8 @@ def record(solutions_file: Path, launches_file: Path) -> None:
 
     from judge.core import bench, inputs, registry
     from judge.core.loader import import_file
-    from judge.isolation import interp
-    from judge.isolation.tuning import TuningPolicy
+    from judge.workers import interp
+    from judge.workers.tuning import TuningPolicy
 
     interp.install()
     TuningPolicy().install(True)

@@ -8,7 +8,7 @@ from test_results import sample_report
 from judge.core.results import Verdict
 from judge.core.spec import Case
 from judge.errors import JudgeError
-from judge.isolation import batch, runner
+from judge.judging import batch, runner
 
 
 class FakeWorker:

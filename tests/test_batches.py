@@ -11,7 +11,7 @@ from test_results import sample_report
 
 from judge.core.results import Verdict
 from judge.errors import JudgeError
-from judge.isolation import batch
+from judge.judging import batch
 from judge.records import batches, store
 
 CPU = batch.Choices(interpret=True)

@@ -66,7 +66,7 @@ def test_requires_is_read_from_the_spec(tmp_path, vector_add):
 def test_the_runner_refuses_before_the_submission_is_loaded(vector_add, monkeypatch, tmp_path):
     """The worker reports a device that lacks bf16: the run ends in error unsupported-device
     and the submission (which would print if imported) is never loaded."""
-    from judge.isolation import runner
+    from judge.judging import runner
 
     submission = tmp_path / "s.py"
     submission.write_text("print('LOADED')\ndef solve(a_ptr, b_ptr, c_ptr, N):\n    pass\n")

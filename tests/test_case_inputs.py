@@ -119,7 +119,7 @@ def test_a_source_is_read_and_optional(spec, tmp_path):
 def test_a_failing_case_of_its_own_is_reproduced_with_its_draw(spec, tmp_path):
     from judge.cli.options import custom_case
     from judge.errors import JudgeError
-    from judge.isolation.plan import Plan
+    from judge.judging.plan import Plan
 
     plan = Plan(spec, tmp_path / "s.py", "", True, truths=None)
     line = plan.reproduce(spec.tests[2])

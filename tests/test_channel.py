@@ -1,4 +1,4 @@
-from judge.isolation.channel import OUTPUT_HEAD, OUTPUT_TAIL, CappedOutput
+from judge.workers.channel import OUTPUT_HEAD, OUTPUT_TAIL, CappedOutput
 
 
 def test_capped_output_keeps_head_and_tail():

@@ -14,7 +14,7 @@ from test_store import interpreted, timed
 from typer.testing import CliRunner
 
 from judge.cli import app
-from judge.isolation import batch
+from judge.judging import batch
 from judge.records import store
 
 SOLUTIONS = "puzzles/vector_add/solutions"
@@ -354,7 +354,7 @@ def test_bench_usage_errors(cli, args, words):
 
 
 def test_run_sanitize_says_what_is_missing_in_one_line(cli, monkeypatch, tmp_path):
-    from judge.isolation import sanitize
+    from judge.workers import sanitize
 
     monkeypatch.setenv("PATH", str(tmp_path))
     monkeypatch.setenv("CUDA_HOME", str(tmp_path))

@@ -15,7 +15,7 @@ import pytest
 
 from judge.core.spec import load_spec, worker_view
 from judge.errors import JudgeError
-from judge.isolation import channel, confine
+from judge.workers import channel, confine
 
 CONFINABLE = not confine.available()
 needs_confinement = pytest.mark.skipif(not CONFINABLE, reason="cannot confine here")
@@ -95,7 +95,7 @@ def test_turning_confinement_off_is_said(monkeypatch):
 CHILD = """
 import json, os, socket, sys
 from pathlib import Path
-from judge.isolation import confine
+from judge.workers import confine
 rules = confine.Rules.from_json(json.loads(sys.argv[1]))
 missing = confine.apply(rules)
 found = {"missing": missing}

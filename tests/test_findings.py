@@ -3,8 +3,8 @@ from pathlib import Path
 
 from judge.core.results import CaseResult, Progress, Timing, Verdict
 from judge.core.spec import Case
-from judge.isolation import findings
-from judge.isolation.plan import Plan
+from judge.judging import findings
+from judge.judging.plan import Plan
 
 CASES = [Case("N=1", (("N", 1),), 1), Case("N=2", (("N", 2),), 2)]
 TIMING = Timing("N=25M", {"N": 25_000_000}, 1.0, 0.9, 1.1, 10, 2)

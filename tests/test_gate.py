@@ -1,11 +1,11 @@
-"""judge.isolation.gate: judgings of one GPU check side by side and time alone."""
+"""judge.judging.gate: judgings of one GPU check side by side and time alone."""
 
 import dataclasses
 import threading
 import time
 
-from judge.isolation import batch
-from judge.isolation.gate import Alone, DeviceGate
+from judge.judging import batch
+from judge.judging.gate import Alone, DeviceGate
 
 
 def inside(gate: DeviceGate, section: str, entered: threading.Event, leave: threading.Event):
@@ -85,7 +85,7 @@ def test_lanes_per_gpu_and_one_gate_per_shared_device(vector_add):
 
 def test_a_judging_waits_for_a_timing_on_its_device_and_says_so(vector_add, puzzles_root):
     from judge.core.spec import Case
-    from judge.isolation import runner
+    from judge.judging import runner
 
     gate = DeviceGate()
     timed, leave = threading.Event(), threading.Event()

@@ -1,4 +1,4 @@
-"""judge.isolation.interp: raw-pointer kernels in Triton's interpreter with buffers below 2**32."""
+"""judge.workers.interp: raw-pointer kernels in Triton's interpreter with buffers below 2**32."""
 
 import subprocess
 import sys
@@ -16,7 +16,7 @@ SCRIPT = textwrap.dedent(
     """
     import ctypes, importlib.util, mmap, sys
     import torch
-    from judge.isolation import interp
+    from judge.workers import interp
 
     libc = ctypes.CDLL(None, use_errno=True)
     libc.mmap.restype = ctypes.c_void_p
@@ -77,7 +77,7 @@ LOOP = textwrap.dedent(
     import torch
     import triton
     import triton.language as tl
-    from judge.isolation import interp
+    from judge.workers import interp
 
     @triton.jit
     def column_sums(x_ptr, out_ptr, rows, BLOCK: tl.constexpr):
@@ -105,7 +105,7 @@ def test_runtime_loop_bounds_run_in_the_interpreter_once_patched():
 def test_the_patched_index_takes_the_element_of_a_one_element_array():
     from triton.runtime import interpreter
 
-    from judge.isolation import interp
+    from judge.workers import interp
 
     class Scope:
         def set_attr(self, obj, name, value):

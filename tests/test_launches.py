@@ -4,9 +4,9 @@ import pytest
 import torch
 from torch.autograd import DeviceType
 
-from judge.isolation import launches
-from judge.isolation.launches import Activity
-from judge.isolation.worker import ALLOWED_OPS
+from judge.workers import launches
+from judge.workers.launches import Activity
+from judge.workers.worker import ALLOWED_OPS
 
 MEMCPY = "Memcpy DtoD (Device -> Device)"
 MEMSET = "Memset (Device)"

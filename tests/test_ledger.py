@@ -5,7 +5,7 @@ import triton
 import triton.language as tl
 from triton.runtime import interpreter
 
-from judge.isolation.ledger import StoreLedger
+from judge.workers.ledger import StoreLedger
 
 
 @pytest.fixture

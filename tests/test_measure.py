@@ -1,7 +1,7 @@
 from judge.core.loader import file_sha256
 from judge.core.results import EnvInfo
 from judge.core.spec import Case
-from judge.isolation import measure
+from judge.judging import measure
 
 ENV = EnvInfo("gpu", "NVIDIA H200", "580.1", "13.0", "3.6.0", "2.11.0", "3.12.3")
 CALIBRATION = {

@@ -1,4 +1,4 @@
-"""Nsight Compute's raw metrics read per kernel, and read in words (judge.isolation.metrics).
+"""Nsight Compute's raw metrics read per kernel, and read in words (judge.insight.metrics).
 The fixtures are columns of `ncu --import REPORT --csv --page raw` of three of this project's
 solutions profiled on an H100 (vector_add, reduction, matmul)."""
 
@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from judge.isolation import metrics
+from judge.insight import metrics
 
 NCU = Path(__file__).parent / "fixtures" / "ncu"
 

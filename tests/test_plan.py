@@ -1,8 +1,8 @@
 from pathlib import Path
 
 from judge.core.spec import Case
-from judge.isolation import plan
-from judge.isolation.plan import Plan, mix_seed
+from judge.judging import plan
+from judge.judging.plan import Plan, mix_seed
 
 SMALL = Case(name="N=300", sizes=(("N", 300),), seed=4)
 BIG = Case(name="N=25M", sizes=(("N", 25_000_000),), seed=7)  # 3 x 100 MB: two sets

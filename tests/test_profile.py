@@ -1,5 +1,5 @@
 """`tpuzzle profile`: finding ncu, refusing without it or without a GPU in one line, and (on a
-GPU with ncu) one profiled call (judge.isolation.profile, judge.cli.profiling)."""
+GPU with ncu) one profiled call (judge.insight.profile, judge.cli.profiling)."""
 
 import os
 import shutil
@@ -10,7 +10,7 @@ from typer.testing import CliRunner
 
 from judge.cli import app
 from judge.errors import JudgeError
-from judge.isolation import profile
+from judge.insight import profile
 
 PLAIN = "puzzles/vector_add/solutions/correct/plain.py"
 

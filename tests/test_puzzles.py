@@ -13,7 +13,7 @@ import torch
 
 from judge.core import check, registry, truth
 from judge.core.results import Verdict
-from judge.isolation import runner
+from judge.judging import runner
 
 ROOT = Path(__file__).resolve().parent.parent / "puzzles"
 IDS = registry.puzzle_ids(ROOT)

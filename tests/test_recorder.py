@@ -5,9 +5,9 @@ from types import SimpleNamespace
 
 import pytest
 
-from judge.isolation import recorder, replay
-from judge.isolation.recorder import LaunchRecorder
-from judge.isolation.replay import Region
+from judge.workers import recorder, replay
+from judge.workers.recorder import LaunchRecorder
+from judge.workers.replay import Region
 
 A, C, HELD, TEMP = 0x7F0000000000, 0x7F0000400000, 0x7F0000800000, 0x7F0000900000
 KERNEL = {

@@ -4,8 +4,8 @@ import copy
 
 import pytest
 
-from judge.isolation import replay
-from judge.isolation.replay import NotReplayable, Region
+from judge.workers import replay
+from judge.workers.replay import NotReplayable, Region
 
 KEY = "ab" * 32
 

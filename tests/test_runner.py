@@ -7,7 +7,8 @@ import pytest
 
 from judge.core.results import Progress, Verdict
 from judge.core.spec import Case
-from judge.isolation import channel, measure, runner
+from judge.judging import measure, runner
+from judge.workers import channel
 
 CORRECT = """
 import triton

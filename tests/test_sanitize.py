@@ -6,7 +6,8 @@ import pytest
 from judge.core.results import Verdict
 from judge.core.spec import Case
 from judge.errors import JudgeError
-from judge.isolation import runner, sanitize
+from judge.judging import runner
+from judge.workers import sanitize
 
 LOG = """\
 ========= COMPUTE-SANITIZER

@@ -1,4 +1,4 @@
-"""judge.isolation.server and client: `tpuzzle run` through a long-lived local judge server gives
+"""judge.judging.server and client: `tpuzzle run` through a long-lived local judge server gives
 the report an in-process judging gives; the server is private, keyed to its environment, and
 kills the worker of a client that goes away."""
 
@@ -14,7 +14,7 @@ import pytest
 
 from judge.core.results import Progress
 from judge.core.spec import Case
-from judge.isolation import client, options, server
+from judge.judging import client, options, server
 
 CORRECT = "puzzles/vector_add/solutions/correct/plain.py"
 ROOT = Path(__file__).resolve().parent.parent
@@ -59,7 +59,8 @@ def test_a_wrong_submission_gets_the_same_verdict_and_reason(served, vector_add)
 
 
 def test_a_client_that_goes_away_has_its_worker_killed(served, vector_add, write_submission):
-    hang = write_submission("import time\ntime.sleep(600)\n")
+    token = f"sleeps for test {os.getpid()}-{time.monotonic_ns()}"
+    hang = write_submission(f"import time\ntime.sleep(600)  # {token}\n")
     message = {
         "op": "judge",
         "spec_dir": str(vector_add.directory),
@@ -71,29 +72,33 @@ def test_a_client_that_goes_away_has_its_worker_killed(served, vector_add, write
     sock.sendall(json.dumps(message).encode() + b"\n")
     before = set()
     for _ in range(150):  # the worker starts (a fresh zygote imports first), then sleeps
-        before = sleepers()
+        before = sleepers(token)
         if before:
             break
         time.sleep(0.1)
     assert before, "no worker found running the submission"
     sock.close()
     for _ in range(300):  # on a loaded machine the server may take a while to notice
-        if not sleepers() & before:
+        if not sleepers(token) & before:
             return
         time.sleep(0.1)
-    for pid in sleepers() & before:
+    for pid in sleepers(token) & before:
         with contextlib.suppress(ProcessLookupError):
             os.kill(pid, signal.SIGKILL)
     pytest.fail("the worker outlived its client")
 
 
-def sleepers() -> set[int]:
-    """Processes of this user whose working folder is a tpuzzle job's (workers)."""
+def sleepers(token: str) -> set[int]:
+    """Workers of this user running a submission that holds `token` (other judgings' workers,
+    of other tests running on the machine, are left out): a process whose working folder is a
+    tpuzzle job's, whose copy of the submission holds the token."""
     found = set()
     for proc in Path("/proc").iterdir():
         try:
-            if proc.name.isdigit() and "tpuzzle-" in os.readlink(proc / "cwd"):
-                found.add(int(proc.name))
+            if proc.name.isdigit() and "tpuzzle-" in (cwd := os.readlink(proc / "cwd")):
+                copies = (Path(cwd).parent / "submission").glob("*.py")
+                if any(token in copy.read_text() for copy in copies):
+                    found.add(int(proc.name))
         except OSError:
             continue
     return found - {os.getpid()}
@@ -139,7 +144,7 @@ def test_the_peer_of_a_connection_is_this_user():
 
 
 def test_a_bench_of_one_puzzle_goes_through_the_server(served, vector_add):
-    from judge.isolation import batch
+    from judge.judging import batch
     from judge.records import batches
 
     choices = batch.Choices(interpret=True)

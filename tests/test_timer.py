@@ -6,7 +6,8 @@ import os
 
 import pytest
 
-from judge.isolation import replay, timer
+from judge.judging import timer
+from judge.workers import replay
 
 KEY = "ef" * 32
 

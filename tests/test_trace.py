@@ -1,5 +1,5 @@
 """`tpuzzle run --visualize`: which program loaded and stored which element, recorded in the
-interpreter (judge.isolation.trace) and drawn (judge.cli.visualize)."""
+interpreter (judge.insight.trace) and drawn (judge.cli.visualize)."""
 
 import numpy as np
 import pytest
@@ -8,7 +8,7 @@ from typer.testing import CliRunner
 from judge.cli import app
 from judge.core.spec import Case
 from judge.errors import JudgeError
-from judge.isolation import trace
+from judge.insight import trace
 
 WRONG = "puzzles/vector_add/solutions/wrong"
 

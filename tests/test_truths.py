@@ -3,7 +3,7 @@ import time
 from dataclasses import replace
 
 from judge.core.spec import Case
-from judge.isolation import truths
+from judge.judging import truths
 
 
 def cases(*seeds):

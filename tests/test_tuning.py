@@ -3,7 +3,7 @@ import triton
 import triton.language as tl
 from triton.runtime import autotuner
 
-from judge.isolation import tuning
+from judge.workers import tuning
 
 
 def test_interpreter_autotune_picks_the_first_config(monkeypatch):

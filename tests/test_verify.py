@@ -12,10 +12,10 @@ from judge.core import inputs
 from judge.core.results import CaseResult, Timing, Verdict
 from judge.core.spec import Case
 from judge.core.truth import load_reference
-from judge.isolation import verify
-from judge.isolation.channel import WorkerReported
-from judge.isolation.plan import Plan
-from judge.isolation.truths import Truths
+from judge.judging import verify
+from judge.judging.plan import Plan
+from judge.judging.truths import Truths
+from judge.workers.channel import WorkerReported
 
 CASE = Case(name="N=300", sizes=(("N", 300),), seed=4)
 

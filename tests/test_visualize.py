@@ -9,7 +9,7 @@ import pytest
 from judge.cli import visualize
 from judge.core import registry
 from judge.core.spec import Case
-from judge.isolation.trace import Accesses
+from judge.insight.trace import Accesses
 
 
 def rows(blocks: dict[int, range], launch: int = 0, atomic: int = 0) -> np.ndarray:

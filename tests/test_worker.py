@@ -8,7 +8,7 @@ import time
 import pytest
 import torch
 
-from judge.isolation import worker
+from judge.workers import worker
 
 
 def test_referee_allows_scratch_allocation_and_rejects_work():
@@ -55,7 +55,7 @@ def test_a_busy_worker_dies_with_its_judge_even_on_sigkill(vector_add, puzzles_r
     script = (
         "import time\n"
         "from pathlib import Path\n"
-        "from judge.isolation import channel\n"
+        "from judge.workers import channel\n"
         f"w = channel.launch(Path({str(vector_add.directory / 'puzzle.yaml')!r}), "
         f"Path({str(loop)!r}), True, None)\n"
         "w.expect('ready', 120, 'starting')\n"

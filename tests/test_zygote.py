@@ -1,4 +1,4 @@
-"""judge.isolation.zygote: workers forked from a pre-imported process, each still a fresh process
+"""judge.workers.zygote: workers forked from a pre-imported process, each still a fresh process
 of its own (session, environment, directory), reaped and reported like a subprocess."""
 
 import os
@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from judge.isolation import channel
-from judge.isolation.spawner import ForkedProcess
+from judge.workers import channel
+from judge.workers.spawner import ForkedProcess
 
 SHOW_ENV = """
 import os, sys

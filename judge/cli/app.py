@@ -36,7 +36,7 @@ from judge.cli.usage import usage_errors
 from judge.core import registry
 from judge.core.spec import Case, PuzzleSpec
 from judge.errors import JudgeError
-from judge.isolation import batch
+from judge.judging import batch
 from judge.records import batches, store
 from judge.records.batches import finite
 from judge.records.courses import write_text
@@ -145,7 +145,7 @@ def run(
     db: DbOpt = None,
 ) -> None:
     """Judge SUBMISSION on PUZZLE: every test case, then timing on the GPU."""
-    from judge.isolation import client
+    from judge.judging import client
 
     spec = registry.get(puzzle, registry.puzzles_root(puzzles))
     cases = (custom_case(spec, size, seed, draw),) if size else None
@@ -173,7 +173,7 @@ def pictured(spec: PuzzleSpec, submission: Path, result, chosen: Case | None, pn
     """Draw the chosen case, else the failing case a student may see that draws best (a legible
     shape: visualize.choose), else the smallest test the interpreter runs."""
     from judge.cli import visualize as drawing
-    from judge.isolation import trace
+    from judge.insight import trace
 
     by_name = {c.name: c for c in spec.tests}
     failing = [

@@ -29,7 +29,7 @@ from judge.cli.options import (
 from judge.cli.usage import usage_errors
 from judge.core import registry
 from judge.errors import JudgeError
-from judge.isolation import batch
+from judge.judging import batch
 from judge.records import batches, courses
 
 JsonOut = Annotated[Path | None, typer.Option("--json", help="Write the grading as JSON.")]

@@ -37,7 +37,7 @@ def profile(
     own; per kernel, the figures that explain its speed and what they say. It needs a GPU and
     ncu (PATH, $CUDA_HOME/bin, or TPUZZLE_NCU).
     """
-    from judge.isolation import profile as profiling
+    from judge.insight import profile as profiling
 
     spec = registry.get(puzzle, registry.puzzles_root(puzzles))
     if not submission.is_file():

@@ -393,7 +393,7 @@ class _Pieces:
 
 
 def unconfined_line(missing: dict[str, str]) -> str:
-    """One line naming what the workers ran without (see judge.isolation.confine)."""
+    """One line naming what the workers ran without (see judge.workers.confine)."""
     said = "; ".join(f"{name}: {why}" for name, why in missing.items())
     return f"the submission's worker ran unconfined in part ({said})"
 

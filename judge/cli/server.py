@@ -8,7 +8,7 @@ import typer
 
 from judge.cli.usage import usage_errors
 from judge.errors import JudgeError
-from judge.isolation import client, server
+from judge.judging import client, server
 
 app = typer.Typer(
     help="The local judge server: keeps PyTorch imported between runs (started on first use).",

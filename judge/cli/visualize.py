@@ -19,8 +19,8 @@ from pathlib import Path
 
 import numpy as np
 
-from judge.isolation import trace
-from judge.isolation.trace import Accesses
+from judge.insight import trace
+from judge.insight.trace import Accesses
 
 MAX_WIDTH = 64  # cells in a row of a buffer drawn in memory order, at most
 THIN = 8  # a matrix this many times longer than wide is drawn in memory order

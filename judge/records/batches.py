@@ -25,9 +25,10 @@ from judge.core import registry
 from judge.core.results import RunReport
 from judge.core.spec import PuzzleSpec
 from judge.errors import JudgeError
-from judge.isolation import batch, client, confine, server
+from judge.judging import batch, client, server
 from judge.records import catalogue, courses, gradebook, grading, policy, scoring, store
 from judge.records.courses import write_text
+from judge.workers import confine
 
 # ------------------------------------------------------------------------------- progress
 

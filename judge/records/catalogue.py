@@ -12,7 +12,7 @@ from judge.core import registry
 from judge.core.results import RunReport, Timing
 from judge.core.spec import PuzzleSpec
 from judge.errors import JudgeError
-from judge.isolation.batch import Job
+from judge.judging.batch import Job
 
 
 @dataclass(frozen=True)

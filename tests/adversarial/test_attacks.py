@@ -18,7 +18,7 @@ from hostile import inlined
 from judge.core import registry
 from judge.core.results import Verdict
 from judge.core.spec import Case
-from judge.isolation import runner
+from judge.judging import runner
 
 # Elementwise puzzles: float32 buffers of N elements, N last, one output.
 PUZZLES = {"vector_add": 2, "relu": 1}  # the output's position among the arguments

@@ -25,7 +25,8 @@ from hostile import ROOT, inlined
 from judge.core import registry
 from judge.core.results import Verdict
 from judge.core.spec import Case
-from judge.isolation import confine, runner
+from judge.judging import runner
+from judge.workers import confine
 
 pytestmark = pytest.mark.skipif(
     bool(confine.available()), reason=f"cannot confine here: {confine.available()}"

@@ -3,7 +3,7 @@ mistaken for them: the verdict and reason each gets on a CUDA device.
 
 PyTorch on tensors made from the raw addresses is the referee's to catch; cuBLAS and CUDA copies
 called through ctypes never pass through PyTorch, and are caught by the listing of the first case's
-device work (judge.isolation.launches). Every attack wraps a puzzle's shipped solution (loaded
+device work (judge.workers.launches). Every attack wraps a puzzle's shipped solution (loaded
 as `honest`).
 """
 
@@ -15,7 +15,7 @@ from hostile import inlined
 from judge.core import registry
 from judge.core.results import Verdict
 from judge.core.spec import Case
-from judge.isolation import runner
+from judge.judging import runner
 
 pytestmark = pytest.mark.gpu
 

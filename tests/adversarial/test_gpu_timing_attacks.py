@@ -27,7 +27,7 @@ from hostile import inlined
 from judge.core import registry
 from judge.core.results import RunReport
 from judge.core.spec import Case
-from judge.isolation import runner
+from judge.judging import runner
 
 pytestmark = pytest.mark.gpu
 

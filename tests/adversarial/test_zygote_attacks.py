@@ -8,7 +8,8 @@ from pathlib import Path
 
 from judge.core import registry
 from judge.core.spec import Case
-from judge.isolation import batch, confine, runner
+from judge.judging import batch, runner
+from judge.workers import confine
 
 ROOT = Path(__file__).resolve().parents[2]
 PLAIN = ROOT / "puzzles/vector_add/solutions/correct/plain.py"

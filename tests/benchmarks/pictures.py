@@ -49,7 +49,7 @@ def picture(puzzle_id: str, out: Path, choose: bool) -> str:
     from judge.cli import visualize
     from judge.cli.app import pictured
     from judge.core import registry
-    from judge.isolation import client
+    from judge.judging import client
 
     spec = registry.get(puzzle_id, ROOT / "puzzles")
     submission = solution(spec.directory)

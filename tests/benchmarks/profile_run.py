@@ -29,7 +29,7 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=1)
     args = parser.parse_args()
     from judge.core import registry
-    from judge.isolation import runner
+    from judge.judging import runner
 
     spec = registry.get(args.puzzle, registry.puzzles_root())
     submission = args.submission or sorted((spec.directory / "solutions/correct").glob("*.py"))[0]

@@ -23,7 +23,7 @@ import torch  # noqa: E402
 from triton.testing import do_bench  # noqa: E402
 
 from judge.core import inputs, registry  # noqa: E402
-from judge.isolation import runner  # noqa: E402
+from judge.judging import runner  # noqa: E402
 
 DEFAULT = "vector_add,reduction,histogram,conv2d,matmul,softmax_rows,prefix_sum,sort"
 

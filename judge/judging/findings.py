@@ -13,7 +13,7 @@ import torch
 from judge.core import bench
 from judge.core.results import CaseResult, EnvInfo, Progress, RunReport, Timing, Verdict
 from judge.core.spec import Case
-from judge.isolation.plan import Plan
+from judge.judging.plan import Plan
 
 STAGES = ("startup", "calibration", "import", "cases", "benchmarks")  # announced to `progress`
 

@@ -35,7 +35,7 @@ from pathlib import Path
 from judge.core.results import RunReport
 from judge.core.spec import load_spec
 from judge.errors import JudgeError
-from judge.isolation.options import RunOptions, fields_from_dict
+from judge.judging.options import RunOptions, fields_from_dict
 
 SERVER_ENV = "TPUZZLE_SERVER"  # 0: judge in this process, never through a server
 IDLE_ENV = "TPUZZLE_SERVER_IDLE"
@@ -176,7 +176,8 @@ class Server:
         send("report", report=report.to_dict())
 
     def judge(self, message: dict, conn: socket.socket, progress) -> RunReport:
-        from judge.isolation import channel, runner
+        from judge.judging import runner
+        from judge.workers import channel
 
         spec_dir = Path(message["spec_dir"])
         spec = load_spec(spec_dir / "puzzle.yaml")
@@ -231,7 +232,7 @@ def peer_uid(conn: socket.socket) -> int:
 
 def main(argv: list[str]) -> int:
     """Run a server at argv[1]: import what judging needs first, then listen."""
-    from judge.isolation import channel, runner  # noqa: F401 - PyTorch, imported once here
+    from judge.workers import channel  # noqa: F401 - PyTorch, imported once here
 
     path = Path(argv[1])
     channel.zygote(interpret=not channel.cuda_present())

@@ -91,9 +91,9 @@ def traced(spec, submission: Path, case, timeout_s: float | None = None) -> list
     from judge.core import inputs
     from judge.core.truth import load_reference
     from judge.errors import JudgeError
-    from judge.isolation import channel
-    from judge.isolation.plan import Plan
-    from judge.isolation.truths import Truths
+    from judge.judging.plan import Plan
+    from judge.judging.truths import Truths
+    from judge.workers import channel
 
     sizes = case.size_map
     layouts = inputs.layouts(spec, sizes)

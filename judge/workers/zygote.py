@@ -6,7 +6,7 @@ milliseconds, and a forked child may still create its own CUDA context (none exi
 fork). Each worker is still a fresh process of its own: its own session and process group, its
 own environment, directory, Triton cache and CUDA context, dying with the process that forked it.
 
-The judge runs `python -m judge.isolation.zygote SOCKET_FD` with one end of a SOCK_SEQPACKET
+The judge runs `python -m judge.workers.zygote SOCKET_FD` with one end of a SOCK_SEQPACKET
 socket pair. Requests and answers are one JSON object per packet:
 
 - judge -> zygote: {"op": "fork", "job_dir", "cwd", "env"} with four file descriptors attached
@@ -41,7 +41,7 @@ PRELOADED = (  # imported once here; what a worker imports later, it imports its
     "triton",
     "triton.language",
     "triton.testing",
-    "judge.isolation.worker",
+    "judge.workers.worker",
 )
 
 
@@ -124,7 +124,7 @@ class Zygote:
         return pid
 
     def become_worker(self, message: dict, fds: list[int]) -> int:
-        from judge.isolation import worker
+        from judge.workers import worker
 
         signal.set_wakeup_fd(-1)
         signal.signal(signal.SIGCHLD, signal.SIG_DFL)

@@ -12,7 +12,7 @@ from pathlib import Path
 from judge.core import bench, inputs
 from judge.core.results import CaseResult
 from judge.core.spec import Case, PuzzleSpec
-from judge.isolation.truths import Truths
+from judge.judging.truths import Truths
 
 BIG_SET_BYTES = 256 << 20  # input sets at least this large rotate two at a time, else three
 

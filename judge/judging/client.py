@@ -19,7 +19,8 @@ from pathlib import Path
 from judge.core.results import Progress, RunReport
 from judge.core.spec import PuzzleSpec
 from judge.errors import JudgeError, SubmissionNotFound
-from judge.isolation import channel, options, server
+from judge.judging import options, server
+from judge.workers import channel
 
 
 def judge_file(
@@ -41,7 +42,7 @@ def judge_file(
             print(f"note: judging in this process ({exc})", file=sys.stderr)
     if not fields.get("sanitize"):
         channel.zygote(bool(fields["interpret"]))  # imports while this process imports PyTorch
-    from judge.isolation import runner
+    from judge.judging import runner
 
     return runner.judge(spec, submission, options.RunOptions(**fields), progress=progress)
 
@@ -58,7 +59,7 @@ def run_fields(
     """runner.RunOptions' fields for `tpuzzle run`: the mode decided (the interpreter where no
     CUDA device is present), the sanitizer found, the secret seed read; JudgeError for a
     missing file or a sanitizer asked for without a GPU."""
-    from judge.isolation import sanitize as memcheck
+    from judge.workers import sanitize as memcheck
 
     if not submission.is_file():
         raise SubmissionNotFound(f"{submission}: no such file")
@@ -100,7 +101,7 @@ def start(path: Path) -> socket.socket:
     log = path.with_suffix(".log")
     with open(log, "ab") as out:
         subprocess.Popen(
-            [sys.executable, "-m", "judge.isolation.server", str(path)],
+            [sys.executable, "-m", "judge.judging.server", str(path)],
             stdin=subprocess.DEVNULL,
             stdout=out,
             stderr=subprocess.STDOUT,

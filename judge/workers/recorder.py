@@ -10,7 +10,7 @@ the call's allocations and every block PyTorch's allocator holds after the call 
 across calls).
 
 Nothing here is trusted: the sequence only says what the timer should replay, and the timer checks
-every replayed call's answer (see `judge.isolation.replay`).
+every replayed call's answer (see `judge.workers.replay`).
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ import contextlib
 import threading
 from collections.abc import Iterator
 
-from judge.isolation.replay import Region, relative
+from judge.workers.replay import Region, relative
 
 # ATen operations that allocate (their result is new memory) and the value the new memory is
 # filled with (None: left as it is)

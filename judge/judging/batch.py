@@ -25,8 +25,8 @@ from typing import Any
 from judge.core.results import RunReport
 from judge.core.spec import PuzzleSpec
 from judge.errors import JudgeError
-from judge.isolation import channel
-from judge.isolation.gate import DeviceGate
+from judge.judging.gate import DeviceGate
+from judge.workers import channel
 
 LOOKAHEAD = 2  # workers a lane keeps starting ahead of the one it judges
 PER_GPU = 3  # judgings sharing one GPU in a batch (see gate.DeviceGate)
@@ -94,7 +94,7 @@ class Setup:
 
 def setup(how: Choices, secret: str = "") -> Setup:
     """The options and lanes of a batch; `secret` (else TPUZZLE_SECRET_SEED) seeds every case."""
-    from judge.isolation import options as run_options
+    from judge.judging import options as run_options
 
     if how.jobs < 1:
         raise JudgeError(f"--jobs {how.jobs}: expected at least 1")
@@ -130,7 +130,7 @@ def judge_each(
     if judge is None:
         if launch is channel.launch and jobs and options.interpret is not None:
             channel.zygote(options.interpret)  # imports while this process imports PyTorch
-        from judge.isolation import runner
+        from judge.judging import runner
 
         judge = runner.judge
     batch = _Batch(jobs, options, launch, judge)

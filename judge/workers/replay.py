@@ -1,6 +1,6 @@
 """A call of `solve()` as data: the launch sequence a trusted process replays, times and checks.
 
-The worker records what one call of `solve()` did on the device (`judge.isolation.recorder`):
+The worker records what one call of `solve()` did on the device (`judge.workers.recorder`):
 each Triton kernel it launched (the compiled kernel, its grid and its arguments) and each scratch
 allocation and fill it made through PyTorch, in order. Raw addresses are rewritten relative to
 what they point into: a judge's buffer (`{"buf": name, "at": offset}`) or a scratch allocation of

@@ -27,15 +27,15 @@ from pathlib import Path
 import yaml
 
 from judge.core.spec import worker_view
-from judge.isolation import confine, sanitize
-from judge.isolation.spawner import Spawner
+from judge.workers import confine, sanitize
+from judge.workers.spawner import Spawner
 
 SECRET_ENV = "TPUZZLE_SECRET_SEED"  # an instructor's secret seed: never passed to a worker
 SECRET_FILE_ENV = "TPUZZLE_SECRET_SEED_FILE"
 SHM_MIN_FREE = 16 << 30  # /dev/shm holds job directories only when this much is free
 OUTPUT_HEAD = 16 * 1024  # bytes of a worker's output kept from the start
 OUTPUT_TAIL = 16 * 1024  # and from the end
-WORKER_MODULE = "judge.isolation.worker"
+WORKER_MODULE = "judge.workers.worker"
 ZYGOTE_LOST = "zygote-lost"  # the reason of a worker that ended with its zygote
 POLL_S = 0.2  # how often a wait checks whether the worker is still alive
 
@@ -412,7 +412,7 @@ def launch(
 
     The worker is handed what it needs in its job directory (a copy of the submission, the
     puzzle's worker view) and, unless a tool wraps it or TPUZZLE_CONFINE=0, confinement rules
-    it applies to itself (judge.isolation.confine): it cannot see the submission's folder, the
+    it applies to itself (judge.workers.confine): it cannot see the submission's folder, the
     catalogue or anything else of the machine's that it does not need."""
     job_dir = Path(tempfile.mkdtemp(prefix="tpuzzle-", dir=job_root()))
     environ = dict(os.environ if environ is None else environ)
@@ -450,7 +450,7 @@ def launch(
 def launch_timer(spec_file: Path, gpu: int | None, environ: dict[str, str] | None = None):
     """The timer of one judging: a worker process that never imports a submission (it refuses
     to). It measures the device and the reference, and replays, times and checks the launch
-    sequences a submission's worker recorded (judge.isolation.player). It runs no submission
+    sequences a submission's worker recorded (judge.workers.player). It runs no submission
     code, so it is not confined: it reads the puzzle's reference."""
     job_dir = Path(tempfile.mkdtemp(prefix="tpuzzle-timer-", dir=job_root()))
     job = {

@@ -13,7 +13,7 @@ from judge.core import bench
 from judge.core.loader import file_sha256
 from judge.core.results import EnvInfo
 from judge.core.spec import Case, PuzzleSpec
-from judge.isolation.channel import WorkerProcess
+from judge.workers.channel import WorkerProcess
 
 CALIBRATION_TIMEOUT_S = 120.0
 MEASURES = "v2"  # the shape of cached measurements (copy curve; reference with library calls)

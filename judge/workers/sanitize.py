@@ -14,7 +14,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from judge.core.results import RunReport, Verdict
-from judge.isolation import tools
+from judge.workers import tools
 
 TOOL_ENV = "TPUZZLE_COMPUTE_SANITIZER"  # the tool's path, when it is not found by itself
 LOG_NAME = "sanitizer.log"

@@ -19,12 +19,12 @@ from pathlib import Path
 from judge.core.spec import Case, PuzzleSpec
 from judge.core.truth import load_reference
 from judge.errors import JudgeError
-from judge.isolation import channel, tools
-from judge.isolation.metrics import Kernel, kernels, rows
-from judge.isolation.plan import Plan
-from judge.isolation.truths import Truths
-from judge.isolation.verify import Checker
-from judge.isolation.worker import PROFILE_RANGE
+from judge.insight.metrics import Kernel, kernels, rows
+from judge.judging.plan import Plan
+from judge.judging.truths import Truths
+from judge.judging.verify import Checker
+from judge.workers import channel, tools
+from judge.workers.worker import PROFILE_RANGE
 
 TOOL_ENV = "TPUZZLE_NCU"
 SECTIONS = ("SpeedOfLight", "LaunchStats", "Occupancy", "WarpStateStats", "MemoryWorkloadAnalysis")

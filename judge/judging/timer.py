@@ -14,9 +14,9 @@ import shutil
 from pathlib import Path
 
 from judge.core.spec import Case
-from judge.isolation.channel import WorkerFailure, WorkerProcess, WorkerReported
-from judge.isolation.plan import Plan
-from judge.isolation.replay import NotReplayable, Sequence
+from judge.judging.plan import Plan
+from judge.workers.channel import WorkerFailure, WorkerProcess, WorkerReported
+from judge.workers.replay import NotReplayable, Sequence
 
 KERNEL_FILE_BYTES = 256 << 20  # a compiled kernel's file, at most
 

@@ -1,7 +1,7 @@
 """The trusted parent: computes references, drives a worker, compares bytes, decides the verdict.
 
 The submission never runs in this process. The worker is a fresh process (forked from a
-pre-imported zygote, or `python -m judge.isolation.worker`) in its own session (process group)
+pre-imported zygote, or `python -m judge.workers.worker`) in its own session (process group)
 with its own temporary directory and Triton cache; every phase has a deadline, and on a deadline
 the whole group is killed.
 
@@ -23,8 +23,16 @@ from judge.core.results import CaseResult, EnvInfo, Progress, RunReport, Timing,
 from judge.core.spec import Case, PuzzleSpec
 from judge.core.truth import CACHE as truth_cache
 from judge.core.truth import Truth, load_reference
-from judge.isolation import channel, measure, replay, sanitize, timer, verify
-from judge.isolation.channel import (
+from judge.judging import measure, timer, verify
+from judge.judging.findings import Findings, fallback_env
+from judge.judging.gate import Alone, DeviceGate
+from judge.judging.measure import calibration_key
+from judge.judging.options import RunOptions, secret_from_env
+from judge.judging.plan import Plan, mix_seed
+from judge.judging.truths import Truths, truth_key
+from judge.judging.verify import Problem, outside_triton
+from judge.workers import channel, replay, sanitize
+from judge.workers.channel import (
     SECRET_ENV,
     SECRET_FILE_ENV,
     WorkerFailure,
@@ -32,13 +40,6 @@ from judge.isolation.channel import (
     WorkerReported,
     launch,
 )
-from judge.isolation.findings import Findings, fallback_env
-from judge.isolation.gate import Alone, DeviceGate
-from judge.isolation.measure import calibration_key
-from judge.isolation.options import RunOptions, secret_from_env
-from judge.isolation.plan import Plan, mix_seed
-from judge.isolation.truths import Truths, truth_key
-from judge.isolation.verify import Problem, outside_triton
 
 __all__ = [  # what others import from here (from SECRET_ENV on, defined elsewhere)
     "RunOptions",

@@ -1,5 +1,5 @@
 """In the timer, a trusted process that never imports a submission: a recorded launch sequence
-(`judge.isolation.replay`) replayed on the judge's own buffers, every call timed and checked.
+(`judge.workers.replay`) replayed on the judge's own buffers, every call timed and checked.
 
 The kernels are loaded from the compiled files the parent copied out of the worker's Triton cache
 (`<name>.json` and `<name>.cubin`: data, no Python of the submission's) and launched through
@@ -28,7 +28,7 @@ import torch
 
 from judge.core import bench, inputs
 from judge.core.spec import Tolerance
-from judge.isolation.replay import Sequence
+from judge.workers.replay import Sequence
 
 SCRATCH_POISON = 0xFF
 CHECK_CHUNK = 1 << 24  # elements compared at a time

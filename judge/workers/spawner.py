@@ -1,4 +1,4 @@
-"""The judge's side of a zygote (judge.isolation.zygote): start it, ask it to fork workers, learn
+"""The judge's side of a zygote (judge.workers.zygote): start it, ask it to fork workers, learn
 how each ended. A forked worker is seen as a subprocess.Popen would be (ForkedProcess)."""
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import threading
 import time
 from pathlib import Path
 
-from judge.isolation.zygote import MAX_PACKET
+from judge.workers.zygote import MAX_PACKET
 
 
 class ForkedProcess:
@@ -86,7 +86,7 @@ class Spawner:
     def start(cls, env: dict[str, str]) -> Spawner:
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         proc = subprocess.Popen(
-            [sys.executable, "-m", "judge.isolation.zygote", str(theirs.fileno())],
+            [sys.executable, "-m", "judge.workers.zygote", str(theirs.fileno())],
             env=env,
             stdin=subprocess.DEVNULL,
             pass_fds=(theirs.fileno(),),

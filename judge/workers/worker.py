@@ -1,6 +1,6 @@
 """The worker: a fresh process that runs one submission on command from the trusted parent.
 
-Started as `python -m judge.isolation.worker JOB_DIR CMD_FD EVENT_FD` (`main`), or forked by the
+Started as `python -m judge.workers.worker JOB_DIR CMD_FD EVENT_FD` (`main`), or forked by the
 zygote, which calls `run` with the same three. It reads one JSON command per line on CMD_FD and
 answers one JSON event per line on EVENT_FD; buffers travel as raw files in JOB_DIR. It never
 judges: it hands back the bytes of every buffer (guard bands included) and the parent compares
@@ -30,10 +30,10 @@ import torch
 from judge.core import bench, inputs
 from judge.core.loader import LoadError, describe, import_file, limit_reached, load_solve
 from judge.core.spec import load_spec
-from judge.isolation import confine, interp, launches, player, replay
-from judge.isolation.ledger import StoreLedger
-from judge.isolation.recorder import LaunchRecorder
-from judge.isolation.tuning import TuningPolicy
+from judge.workers import confine, interp, launches, player, replay
+from judge.workers.ledger import StoreLedger
+from judge.workers.recorder import LaunchRecorder
+from judge.workers.tuning import TuningPolicy
 
 # PyTorch operations a solve() may use: allocating scratch memory and views of it.
 PROFILE_RANGE = "tpuzzle-profile"  # the NVTX range around the profiled call of solve()
@@ -266,7 +266,7 @@ class Worker:
     def op_trace(self, cmd: dict) -> None:
         """One call in the interpreter with every load and store recorded by program, saved to
         the file the parent named (`tpuzzle run --visualize`)."""
-        from judge.isolation.access import AccessRecorder
+        from judge.workers.access import AccessRecorder
 
         [(seed, paths)] = input_sets(cmd)
         fulls, _, pointer_args = self.prepare(cmd, seed, paths)
@@ -437,7 +437,7 @@ class Worker:
     def watched_call(self, fulls: dict, sizes: dict, args: list) -> dict[str, int]:
         """A call; in interpreter mode, with the output elements it changed without a Triton
         store counted per buffer (only buffers where some were). On the GPU it is listed
-        (judge.isolation.launches)."""
+        (judge.workers.launches)."""
         if not self.ledger.installed:
             if self.interpret:
                 self.call(args)

@@ -14,9 +14,9 @@ from judge.core import bench, check, inputs
 from judge.core.results import BufferCheck, CaseResult, Timing, Verdict
 from judge.core.spec import Case, PuzzleSpec, Tolerance
 from judge.core.truth import Truth, computed, load_mistakes
-from judge.isolation.channel import WorkerFailure, WorkerProcess, WorkerReported
-from judge.isolation.measure import libraries
-from judge.isolation.plan import Plan
+from judge.judging.measure import libraries
+from judge.judging.plan import Plan
+from judge.workers.channel import WorkerFailure, WorkerProcess, WorkerReported
 
 Problem = tuple[Verdict, str, str]  # (verdict, reason, message) that ends a run
 SIDE_BY_SIDE_ELEMENTS = 1 << 22  # a call's buffers are checked side by side from this size

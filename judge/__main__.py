@@ -1,3 +1,3 @@
-from judge.cli import app
+from judge.cli.app import app
 
 app(prog_name="tpuzzle")

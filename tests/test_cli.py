@@ -13,7 +13,7 @@ from test_batches import Judge
 from test_store import interpreted, timed
 from typer.testing import CliRunner
 
-from judge.cli import app
+from judge.cli.app import app
 from judge.judging import batch
 from judge.records import store
 

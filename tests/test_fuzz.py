@@ -125,7 +125,7 @@ def test_the_cli_answers_a_mutated_spec_with_exit_code_2_and_one_line(
 ):
     from typer.testing import CliRunner
 
-    from judge.cli import app
+    from judge.cli.app import app
 
     spec = data.draw(mutated_specs(original_spec))
     root = tmp_path_factory.mktemp("catalogue")

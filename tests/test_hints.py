@@ -3,7 +3,7 @@
 import pytest
 from typer.testing import CliRunner
 
-from judge.cli import app
+from judge.cli.app import app
 from judge.core import registry
 from judge.records import store
 

@@ -8,7 +8,7 @@ import stat
 import pytest
 from typer.testing import CliRunner
 
-from judge.cli import app
+from judge.cli.app import app
 from judge.errors import JudgeError
 from judge.insight import profile
 

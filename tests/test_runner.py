@@ -297,7 +297,7 @@ def test_measurements_are_cached_per_key_and_taken_again_once_on_recalibrate(
 
 
 def test_the_cli_imports_no_torch_before_it_starts_the_worker():
-    code = "import judge.cli, sys; print('torch' in sys.modules)"
+    code = "import judge.cli.app, sys; print('torch' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
 

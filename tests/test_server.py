@@ -157,7 +157,7 @@ def test_a_bench_of_one_puzzle_goes_through_the_server(served, vector_add):
 def test_the_server_commands_report_a_foreign_runtime_folder_in_one_line(tmp_path, monkeypatch):
     from typer.testing import CliRunner
 
-    from judge.cli import app
+    from judge.cli.app import app
 
     run = tmp_path / "run"
     (run / "tpuzzle").mkdir(parents=True)
@@ -172,7 +172,7 @@ def test_the_server_commands_report_a_foreign_runtime_folder_in_one_line(tmp_pat
 def test_the_server_commands_start_report_and_stop(served):
     from typer.testing import CliRunner
 
-    from judge.cli import app
+    from judge.cli.app import app
 
     runner = CliRunner()
     assert runner.invoke(app, ["server", "status"]).exit_code == 1

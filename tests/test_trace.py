@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-from judge.cli import app
+from judge.cli.app import app
 from judge.core.spec import Case
 from judge.errors import JudgeError
 from judge.insight import trace

@@ -1,5 +1,2 @@
-"""The command line: the Typer app, rich rendering, plots. Nothing below imports it."""
-
-from judge.cli.app import app, main
-
-__all__ = ["app", "main"]
+"""The command line: the Typer app (judge.cli.app), rich rendering, plots. Nothing below imports
+it, and importing the package imports none of its modules."""

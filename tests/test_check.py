@@ -113,3 +113,27 @@ def test_an_infinite_reference_is_met_only_by_the_same_infinity():
     exp = torch.tensor([float("inf")] * 3, dtype=torch.float64)
     result = check.check_output(lay, full, exp, Tolerance(atol=0.0, rtol=1e-6), was_output=True)
     assert [m.index for m in result.first] == [0, 2]
+
+
+def test_a_float8_output_is_compared_and_its_unwritten_elements_found():
+    out = Arg(name="y_ptr", role="out", dtype="float8_e4m3fn", shape=("N",))
+    lay = inputs.Layout(out, 4, inputs.guard_elems("float8_e4m3fn"))
+    full = inputs.guarded(lay, None, "cpu")
+    inputs.data_view(full, lay)[:2] = torch.tensor([1.0, -0.5]).to(torch.float8_e4m3fn)
+    expected = torch.tensor([1.0, -0.5, 2.0, 3.0], dtype=torch.float64)
+    result = check.check_output(lay, full, expected, Tolerance(0.0, 0.0), was_output=True)
+    assert (result.mismatches, result.unwritten, result.written_prefix) == (2, 2, 2)
+    inputs.data_view(full, lay)[2:] = torch.tensor([2.0, 3.0]).to(torch.float8_e4m3fn)
+    assert check.check_output(lay, full, expected, Tolerance(0.0, 0.0), was_output=True).ok
+
+
+def test_uint32_outputs_are_compared_above_the_int32_range():
+    out = Arg(name="z_ptr", role="out", dtype="uint32", shape=("N",))
+    lay = inputs.Layout(out, 3, inputs.guard_elems("uint32"))
+    full = inputs.guarded(lay, None, "cpu")
+    expected = torch.tensor([0, 1 << 31, 0xFFFFFFFF], dtype=torch.int64).to(torch.uint32)
+    inputs.data_view(full, lay).copy_(expected)
+    assert check.check_output(lay, full, expected, Tolerance(0.0, 0.0), was_output=True).ok
+    inputs.data_view(full, lay)[2] = torch.tensor(0xFFFFFFFE, dtype=torch.int64).to(torch.uint32)
+    wrong = check.check_output(lay, full, expected, Tolerance(0.0, 0.0), was_output=True)
+    assert wrong.mismatches == 1 and wrong.first[0].expected == float(0xFFFFFFFF)

@@ -139,8 +139,8 @@ def test_malformed_spec_is_one_line(cli, tmp_path, puzzles_root):
     assert result.exit_code == 2
     assert result.stderr == (
         f"error: {spec}: args[0].dtype: unknown value 'float33' (expected "
-        "one of: float16, bfloat16, float32, float64, int8, uint8, int16, "
-        "int32, int64)\n"
+        "one of: float16, bfloat16, float32, float64, float8_e4m3fn, float8_e5m2, int8, uint8, "
+        "int16, int32, uint32, int64)\n"
     )
 
 

@@ -79,3 +79,49 @@ def test_mapped_reads_a_file_and_checks_its_length(tmp_path):
     assert inputs.mapped(str(zeros), "float32", 3).tolist() == [0.0, 0.0, 0.0]
     with pytest.raises(ValueError, match="expected 4 elements, found 3"):
         inputs.mapped(str(zeros), "float32", 4)
+
+
+def test_sentinels_of_uint32_and_float8():
+    assert int(inputs.sentinel("uint32")) == 0x5A5A5A5A
+    for dtype in ("float8_e4m3fn", "float8_e5m2"):
+        sentinel = inputs.sentinel(dtype)
+        assert math.isnan(float(sentinel))
+        # not the NaN a positive NaN converts to (a GPU's arithmetic makes positive NaNs), so
+        # that a NaN a kernel wrote is not taken for an element it never wrote
+        made = torch.tensor([math.nan]).to(inputs.torch_dtype(dtype))
+        assert not (inputs.as_bits(made) == inputs.as_bits(sentinel)).any()
+
+
+@pytest.mark.parametrize("dtype", ["float8_e4m3fn", "float8_e5m2"])
+def test_float8_inputs_are_drawn_and_guarded_by_nans(dtype):
+    arg = Arg(name="x", role="in", dtype=dtype, shape=("N",), draw=Draw("uniform", -2.0, 2.0))
+    x = inputs.draw_input(arg, 500, seed=4)
+    assert x.dtype == inputs.torch_dtype(dtype)
+    assert -2.0 <= float(x.double().min()) and float(x.double().max()) <= 2.0
+    lay = inputs.Layout(arg, 500, inputs.guard_elems(dtype))
+    assert lay.guard == inputs.GUARD_BYTES  # one byte an element
+    full = inputs.guarded(lay, x, "cpu")
+    assert full[: lay.guard].double().isnan().all() and full[-lay.guard :].double().isnan().all()
+    assert torch.equal(inputs.as_bits(inputs.data_view(full, lay)), inputs.as_bits(x))
+    out = inputs.guarded(inputs.Layout(Arg("y", "out", dtype, ("N",)), 500, lay.guard), None, "cpu")
+    assert inputs.data_view(out, lay).double().isnan().all()
+
+
+def test_uint32_draws_cover_the_whole_range():
+    arg = Arg(name="w", role="in", dtype="uint32", shape=("N",), draw=Draw("randint", 0, 1 << 32))
+    w = inputs.draw_input(arg, 4000, seed=2)
+    assert w.dtype == torch.uint32
+    assert int(w.double().max()) > (1 << 31)  # beyond int32: unsigned, not wrapped negative
+    lay = inputs.Layout(Arg("z", "out", "uint32", ("N",)), 4, inputs.guard_elems("uint32"))
+    data = inputs.data_view(inputs.guarded(lay, None, "cpu"), lay)
+    assert data.double().tolist() == [float(0x5A5A5A5A)] * 4
+
+
+@pytest.mark.parametrize("dtype", ["bfloat16", "float8_e4m3fn", "float8_e5m2", "uint32"])
+def test_stored_arrays_keep_every_bit(dtype):
+    values = torch.tensor([0.0, -1.5, 3.0, 448.0]).to(inputs.torch_dtype(dtype))
+    array = inputs.to_numpy(values, dtype)
+    expected = {"bfloat16": np.int16, "uint32": np.uint32}.get(dtype, np.uint8)
+    assert array.dtype == expected
+    back = inputs._from_numpy(array, dtype)
+    assert back.dtype == values.dtype and torch.equal(inputs.as_bits(back), inputs.as_bits(values))

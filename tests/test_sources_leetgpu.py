@@ -9,16 +9,17 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import torch
 import yaml
 from typer.testing import CliRunner
 
-from judge.cli import app
+from judge.cli.app import app
 from judge.core import inputs, registry
 from judge.core.results import Verdict
 from judge.core.spec import Arg, Case, Draw, Source, Tolerance, evaluate, load_spec
 from judge.errors import JudgeError
-from judge.isolation import runner
-from judge.sources import checkouts, importer
+from judge.judging import runner
+from judge.sources import checkouts, importer, runtime
 
 FIXTURE = Path(__file__).resolve().parent / "fixtures" / "leetgpu"
 NOT_GIT = "unknown (not a git checkout)"
@@ -27,6 +28,8 @@ LICENCE = "Test Fixture Licence 1.0"
 SCALE_ADD = "leetgpu_1_scale_add"
 SHIFT = "leetgpu_2_shift_in_place"
 BYTES = "leetgpu_3_bytes_to_unit"
+WORDS = "leetgpu_6_unsigned_words"
+CONVERTED = [SCALE_ADD, SHIFT, BYTES, WORDS]
 
 
 def _raise_line() -> int:
@@ -47,7 +50,7 @@ EXPECTED = [
         "",
         "a 'premium' challenge, outside LeetGPU's free tier",
     ),
-    ("challenges/medium/6_unsigned_words", "", "a tensor of uint32, a type tpuzzle lacks"),
+    ("challenges/medium/6_unsigned_words", WORDS, ""),
     ("challenges/hard/7_sideways", "", "argument 'X': unknown direction 'sideways'"),
     ("challenges/easy/8_no_class", "", "challenge.py defines no Challenge class"),
     (
@@ -70,7 +73,7 @@ EXPECTED = [
     ),
 ]
 SUMMARY_REASONS = (
-    "2 other reasons, 1 need several GPUs, 1 outside the free tier, 1 an unmapped type, "
+    "2 other reasons, 1 need several GPUs, 1 outside the free tier, "
     "1 code that failed on the CPU, 1 a reference that fails on the CPU, "
     "1 a shape not in its sizes, 1 a library not installed"
 )
@@ -130,12 +133,12 @@ def test_import_converts_the_good_challenges_and_skips_the_others(imported, chec
     assert all(o.notes == () for o in done.outcomes)
     assert heard == list(done.outcomes)  # each outcome told once, as it came
     assert (done.kind, done.checkout, done.into) == ("leetgpu", checkout, out)
-    assert [o.puzzle for o in done.converted] == [SCALE_ADD, SHIFT, BYTES]
-    assert len(done.skipped) == 9 and all(o.reason and not o.converted for o in done.skipped)
+    assert [o.puzzle for o in done.converted] == CONVERTED
+    assert len(done.skipped) == 8 and all(o.reason and not o.converted for o in done.skipped)
     assert all("\n" not in o.reason for o in done.outcomes)
     # Only the converted puzzles are left: the one whose reference failed is removed, and so is
     # the staging folder.
-    assert sorted(p.name for p in out.iterdir()) == [SCALE_ADD, SHIFT, BYTES]
+    assert sorted(p.name for p in out.iterdir()) == CONVERTED
 
 
 def test_the_checkout_is_read_in_catalogue_order(checkout):
@@ -620,7 +623,7 @@ def test_only_matches_a_substring_of_the_folder(checkout, tmp_path):
     assert [(o.problem, o.puzzle, o.reason) for o in done.outcomes] == [
         entry for entry in EXPECTED if "/medium/" in entry[0]
     ]
-    assert sorted(p.name for p in (tmp_path / "medium").iterdir()) == [SHIFT]
+    assert sorted(p.name for p in (tmp_path / "medium").iterdir()) == [SHIFT, WORDS]
     with pytest.raises(JudgeError) as raised:
         importer.run("leetgpu", checkout, into=tmp_path / "none", only=["no_such_challenge"])
     assert str(raised.value) == f"{checkout}: no problem matches no_such_challenge"
@@ -693,14 +696,14 @@ def test_cli_import_says_what_it_did(cli, checkout, tmp_path):
     result = cli("import", "leetgpu", checkout, "--into", into, "--jobs", 2)
     assert result.exit_code == 0, result.stderr
     assert result.stdout == (
-        f"3 of 12 leetgpu problems converted into {into}; 9 skipped ({SUMMARY_REASONS})\n"
+        f"4 of 12 leetgpu problems converted into {into}; 8 skipped ({SUMMARY_REASONS})\n"
     )
     lines = result.stderr.splitlines()
     assert sorted(lines) == sorted(
         [f"converted {problem} -> {puzzle}" for problem, puzzle, _ in EXPECTED if puzzle]
         + [f"skipped {problem}: {reason}" for problem, puzzle, reason in EXPECTED if not puzzle]
     )
-    assert sorted(p.name for p in into.iterdir()) == [SCALE_ADD, SHIFT, BYTES]
+    assert sorted(p.name for p in into.iterdir()) == CONVERTED
 
 
 def test_cli_import_errors_are_one_line_and_exit_2(cli, checkout, tmp_path):
@@ -768,6 +771,7 @@ def test_cli_list_has_a_source_column(cli, out):
     assert [[cell.strip() for cell in row] for row in rows] == [
         [SCALE_ADD, "easy", "Scale and Add", "leetgpu", "-"],
         [SHIFT, "medium", "Shift Rows In Place", "leetgpu", "-"],
+        [WORDS, "medium", "Swap Halves of Words", "leetgpu", "-"],
         [BYTES, "hard", "Bytes to Unit Floats", "leetgpu", "-"],
     ]
 
@@ -786,3 +790,174 @@ def test_an_imported_puzzle_has_no_shipped_solution_to_bench(tmp_path, puzzles_r
     spec.write_text(spec.read_text().replace("id: vector_add", "id: leetgpu_9_copy"))
     with pytest.raises(JudgeError, match="no shipped solution to bench .* DIR/leetgpu_9_copy.py"):
         catalogue.select(puzzles_root, "leetgpu_9_copy", [])
+
+
+# ------------------------------------------------------------------------------- uint32
+
+WORDS_SOLUTION = """
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def words_kernel(w_ptr, z_ptr, N, BLOCK: tl.constexpr):
+    w_ptr = w_ptr.to(tl.pointer_type(tl.uint32))
+    z_ptr = z_ptr.to(tl.pointer_type(tl.uint32))
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < N
+    w = tl.load(w_ptr + offs, mask=mask)
+    tl.store(z_ptr + offs, RESULT, mask=mask)
+
+
+def solve(W_ptr: int, Z_ptr: int, N: int):
+    words_kernel[(triton.cdiv(N, 128),)](W_ptr, Z_ptr, N, BLOCK=128)
+"""
+
+
+def test_a_uint32_challenge_becomes_uint32_buffers(out):
+    spec = _spec(out, WORDS)
+    assert spec.args == (
+        Arg("W_ptr", "in", "uint32", ("N",), Draw("randint", low=0.0, high=float(1 << 32))),
+        Arg("Z_ptr", "out", "uint32", ("N",)),
+        Arg("N", "size"),
+    )
+    with np.load(out / WORDS / "cases/0.npz") as stored:
+        assert stored["W_ptr"].dtype == np.uint32 and stored["W_ptr"].tolist() == [1, 65536]
+    assert "tl.pointer_type(tl.uint32)" in (out / WORDS / "template.py").read_text()
+    assert _spec(out, WORDS).speed_of_light.formula == "4 * N"
+
+
+def test_a_uint32_kernel_is_judged_bit_for_bit(out, write_submission):
+    swapped = "(w << 16) | (w >> 16)"
+    right = _judge(out, WORDS, write_submission(WORDS_SOLUTION.replace("RESULT", swapped)))
+    assert right.verdict is Verdict.PASSED, right.message
+    wrong = _judge(out, WORDS, write_submission(WORDS_SOLUTION.replace("RESULT", "w << 16")))
+    assert (wrong.verdict, wrong.reason) == (Verdict.FAILED, "wrong-answer"), wrong.message
+
+
+# ------------------------------------------------------------------------------- both constructors
+
+WITHOUT_DEVICE = Path(__file__).resolve().parent / "fixtures" / "leetgpu_without_device"
+
+
+@pytest.fixture(scope="module")
+def without_device(tmp_path_factory):
+    """The checkout whose Challenge() takes no device, imported whole."""
+    base = tmp_path_factory.mktemp("without-device")
+    checkout = base / "checkout"
+    shutil.copytree(WITHOUT_DEVICE, checkout, ignore=shutil.ignore_patterns("__pycache__"))
+    return importer.run("leetgpu", checkout.resolve(), into=base / "out", jobs=1)
+
+
+def test_both_forms_of_the_challenge_constructor_are_converted(imported, without_device):
+    """LeetGPU's challenge_base has had both: Challenge(device=...) with metadata as class
+    attributes (the fixture `leetgpu`), and Challenge() handing its metadata to the base class,
+    its generators asking for "cuda" or taking a device of their own (`leetgpu_without_device`)."""
+    assert [o.puzzle for o in imported[0].converted] == CONVERTED
+    assert [(o.problem, o.puzzle, o.reason, o.notes) for o in without_device.outcomes] == [
+        ("challenges/easy/1_add_one", "leetgpu_1_add_one", "", ()),
+        ("challenges/medium/2_negate_in_place", "leetgpu_2_negate_in_place", "", ()),
+        ("challenges/medium/3_xor_words", "leetgpu_3_xor_words", "", ()),
+        ("challenges/hard/4_weighted_sum", "leetgpu_4_weighted_sum", "", ()),
+    ]
+    add_one = _spec(without_device.into, "leetgpu_1_add_one")
+    assert (add_one.title, add_one.tolerance.atol, add_one.tolerance.rtol) == (
+        "Add One",
+        1e-5,
+        1e-5,
+    )
+    assert [c.name for c in add_one.tests] == [
+        "example: N=3", "test 1: N=1", "test 2: N=100", "test 3: N=1000",
+    ]  # fmt: skip
+    negate = _spec(without_device.into, "leetgpu_2_negate_in_place")
+    assert [(a.name, a.role) for a in negate.args] == [("X_ptr", "inout"), ("N", "size")]
+    weighted = _spec(without_device.into, "leetgpu_4_weighted_sum")
+    assert [dict(c.draws) for c in weighted.tests[1:]] == [
+        {"X_ptr": Draw("uniform", 0.0, 1.0), "W_ptr": Draw("uniform", 0.0, 1.0)}
+    ] * 2
+
+
+ADD_ONE = """
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def add_one_kernel(a_ptr, b_ptr, N, BLOCK: tl.constexpr):
+    a_ptr = a_ptr.to(tl.pointer_type(tl.float32))
+    b_ptr = b_ptr.to(tl.pointer_type(tl.float32))
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < N
+    tl.store(b_ptr + offs, tl.load(a_ptr + offs, mask=mask) + 1.0, mask=mask)
+
+
+def solve(A_ptr: int, B_ptr: int, N: int):
+    add_one_kernel[(triton.cdiv(N, 256),)](A_ptr, B_ptr, N, BLOCK=256)
+"""
+
+
+def test_a_challenge_without_a_device_is_judged_by_its_own_reference(
+    without_device, write_submission
+):
+    report = _judge(without_device.into, "leetgpu_1_add_one", write_submission(ADD_ONE))
+    assert report.verdict is Verdict.PASSED, report.message
+    words = WORDS_SOLUTION.replace("RESULT", "w ^ 0xDEADBEEF")
+    xor = _judge(without_device.into, "leetgpu_3_xor_words", write_submission(words))
+    assert xor.verdict is Verdict.PASSED, xor.message
+
+
+def test_on_cpu_passes_a_device_only_where_one_is_taken():
+    class WithDevice:
+        def __init__(self, device="cuda"):
+            self.device = device
+
+        def generate(self, device: str = "cuda"):
+            return device
+
+    class Without:
+        def __init__(self):
+            self.device = None
+
+        def generate(self):
+            return "cuda"
+
+    assert runtime.on_cpu(WithDevice) == {"device": "cpu"}
+    assert runtime.leetgpu_challenge(WithDevice).device == "cpu"
+    assert runtime.on_cpu(Without) == {} and runtime.leetgpu_challenge(Without).device is None
+    assert runtime.on_cpu(WithDevice().generate) == {"device": "cpu"}
+    assert runtime.on_cpu(Without().generate) == {}
+    assert runtime.on_cpu(len) == {}  # a builtin: nothing to pass
+
+
+def test_references_of_both_forms_load_in_one_process(out, without_device):
+    """A long-lived process (a batch, the server) loads puzzles of both checkouts: each finds its
+    own copy of core/challenge_base.py."""
+    from judge.core.truth import load_reference
+
+    add_one = _spec(without_device.into, "leetgpu_1_add_one")
+    for spec in (_spec(out, SCALE_ADD), add_one, _spec(out, SCALE_ADD)):
+        load_reference(spec)
+    reference = load_reference(add_one)
+    a, b = torch.tensor([1.0, -2.0], dtype=torch.float64), torch.zeros(2, dtype=torch.float64)
+    reference(a, b, 2)
+    assert b.tolist() == [2.0, -1.0]
+
+
+def test_a_reference_that_asserts_cuda_tensors_runs_on_the_cpu(tmp_path):
+    """Older challenges assert that their tensors are CUDA tensors; the judge's reference runs
+    on the CPU, without those asserts and with every other."""
+    path = tmp_path / "challenge.py"
+    path.write_text(
+        "def reference(x, y):\n"
+        "    assert x.device.type == 'cuda' and y.is_cuda\n"
+        "    assert x.shape == y.shape, 'shapes differ'\n"
+        "    y.copy_(x)\n"
+    )
+    module = runtime._module(path, "tpuzzle_test_off_cuda", [tmp_path], on_cpu=True)
+    x, y = torch.ones(2), torch.zeros(2)
+    module.reference(x, y)
+    assert y.tolist() == [1.0, 1.0]
+    with pytest.raises(AssertionError, match="shapes differ"):
+        module.reference(x, torch.zeros(3))
+    with pytest.raises(AssertionError):
+        runtime._module(path, "tpuzzle_test_on_cuda", [tmp_path]).reference(x, y)

@@ -151,3 +151,19 @@ def test_constraints_between_sizes(tmp_path):
     data["constraints"] = ["K <= Q"]
     with pytest.raises(SpecError, match=r"constraints\[0\]: 'K <= Q': unknown name 'Q'"):
         load_spec(write(tmp_path, data))
+
+
+@pytest.mark.parametrize("dtype", ["uint32", "float8_e4m3fn", "float8_e5m2"])
+def test_uint32_and_float8_buffers_load(tmp_path, dtype):
+    args = [dict(BASE["args"][0], dtype=dtype), dict(BASE["args"][1], dtype=dtype)]
+    spec = load_spec(write(tmp_path, edited(args=args + BASE["args"][2:])))
+    assert [a.dtype for a in spec.buffers] == [dtype, dtype]
+
+
+def test_a_float8_without_triton_support_is_refused_by_name(tmp_path):
+    args = [dict(BASE["args"][0], dtype="float8_e4m3fnuz")] + BASE["args"][1:]
+    with pytest.raises(SpecError) as raised:
+        load_spec(write(tmp_path, edited(args=args)))
+    message = str(raised.value)
+    assert "args[0].dtype: unknown value 'float8_e4m3fnuz'" in message
+    assert "float8_e4m3fn, float8_e5m2" in message and "uint32" in message

@@ -30,18 +30,24 @@ INPUT_GUARD_BYTE = 0xFF  # every byte of an input's guard band: a NaN for every 
 # for signed integers), so an unmasked load past the end poisons a sum instead of adding nothing
 
 # Bit patterns that fill an output before each call. For floats: a quiet NaN with a payload that
-# arithmetic does not produce; for integers: a value unlikely to be an answer.
+# arithmetic does not produce (float8 has few NaNs: a negative one, where a GPU's arithmetic makes
+# positive NaNs); for integers: a value unlikely to be an answer.
 SENTINEL_BITS = {
     "float16": 0x7E5A,
     "bfloat16": 0x7FC5,
     "float32": 0x7FC5A5A5,
     "float64": 0x7FF8A5A5A5A5A5A5,
+    "float8_e4m3fn": 0xFF,  # its only NaNs are 0x7F and 0xFF
+    "float8_e5m2": 0xFD,  # a NaN of payload 01; a positive NaN converts to 0x7E or 0x7F
     "int8": 0x5A,
     "uint8": 0x5A,
     "int16": 0x5A5A,
     "int32": 0x5A5A5A5A,
+    "uint32": 0x5A5A5A5A,
     "int64": 0x5A5A5A5A5A5A5A5A,
 }
+# Types NumPy lacks, stored (.npz) as integers of their width: their bits
+STORED_AS_BITS = {"bfloat16": "int16", "float8_e4m3fn": "uint8", "float8_e5m2": "uint8"}
 _BITS_VIEW = {1: torch.uint8, 2: torch.int16, 4: torch.int32, 8: torch.int64}  # by item size
 
 
@@ -178,10 +184,19 @@ def stored(spec: PuzzleSpec, case: Case, sizes: dict[str, int]) -> dict:
 
 
 def _from_numpy(values: np.ndarray, dtype: str) -> torch.Tensor:
-    """A stored array as a tensor of the argument's dtype; bfloat16 is stored as its bits."""
-    if dtype == "bfloat16":
-        return torch.from_numpy(values.astype(np.int16, copy=True)).view(torch.bfloat16)
+    """A stored array as a tensor of the argument's dtype; a type NumPy lacks (bfloat16,
+    float8) is stored as its bits (STORED_AS_BITS)."""
+    bits = STORED_AS_BITS.get(dtype)
+    if bits is not None:
+        return torch.from_numpy(values.astype(bits, copy=True)).view(torch_dtype(dtype))
     return torch.from_numpy(np.ascontiguousarray(values)).to(torch_dtype(dtype))
+
+
+def to_numpy(t: torch.Tensor, dtype: str) -> np.ndarray:
+    """A tensor as the array a case's .npz stores: its bits for a type NumPy lacks."""
+    data = t.detach().contiguous().cpu()
+    bits = STORED_AS_BITS.get(dtype)
+    return data.view(torch_dtype(bits)).numpy() if bits else data.numpy()
 
 
 def guarded(lay: Layout, initial: torch.Tensor | None, device: str) -> torch.Tensor:

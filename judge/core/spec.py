@@ -17,8 +17,9 @@ import yaml
 
 from judge.errors import SpecError
 
-DTYPES = ("float16", "bfloat16", "float32", "float64", "int8", "uint8", "int16", "int32", "int64")
-FLOAT_DTYPES = ("float16", "bfloat16", "float32", "float64")
+DTYPES = ("float16", "bfloat16", "float32", "float64", "float8_e4m3fn", "float8_e5m2",
+          "int8", "uint8", "int16", "int32", "uint32", "int64")  # fmt: skip
+FLOAT_DTYPES = ("float16", "bfloat16", "float32", "float64", "float8_e4m3fn", "float8_e5m2")
 ROLES = ("in", "out", "inout", "size", "scalar")
 DIFFICULTIES = ("easy", "medium", "hard")
 DISTS = ("uniform", "normal", "randint", "mixed", "full")

@@ -1,12 +1,14 @@
 """A checkout of another catalogue, read as files (none of its code runs here): where its problems
-are, their ids, difficulties and statements, the licence it states, its commit and origin, and
-the files each problem's reference needs.
+are, their ids, difficulties and statements, the licence it states, its commit and origin, the
+files each problem's reference needs, and the names a GPU MODE reference gives its data and
+outputs.
 
 Pure but for reading files (and asking git for the commit).
 """
 
 from __future__ import annotations
 
+import ast
 import html.parser
 import re
 import subprocess
@@ -80,6 +82,41 @@ def _gpumode_files(folder: Path) -> list[tuple[Path, str]]:
         if path.is_file():
             files.append((path, name))
     return files
+
+
+def data_names(reference: Path) -> list[str]:
+    """The names a GPU MODE problem's ref_kernel (in reference.py) unpacks the data tuple
+    into (`a, b, c = data`), if it does."""
+    fn = _ref_kernel(reference)
+    if fn is None or not fn.args.args:
+        return []
+    given = fn.args.args[0].arg
+    for node in ast.walk(fn):
+        if (
+            isinstance(node, ast.Assign)
+            and isinstance(node.value, ast.Name)
+            and node.value.id == given
+            and isinstance(node.targets[0], ast.Tuple)
+        ):
+            names = [getattr(e, "id", "") for e in node.targets[0].elts]
+            if all(n.isidentifier() for n in names) and len(set(names)) == len(names):
+                return names
+    return []
+
+
+def returned_names(reference: Path) -> list[str]:
+    """The names ref_kernel's last `return a, b` gives its outputs, if it gives names."""
+    fn = _ref_kernel(reference)
+    returns = [n for n in ast.walk(fn) if isinstance(n, ast.Return)] if fn else []
+    if not returns or not isinstance(returns[-1].value, ast.Tuple):
+        return []
+    return [getattr(e, "id", "") for e in returns[-1].value.elts]
+
+
+def _ref_kernel(reference: Path) -> ast.FunctionDef | None:
+    tree = ast.parse(reference.read_text(encoding="utf-8"))
+    found = [n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef) and n.name == "ref_kernel"]
+    return found[0] if found else None
 
 
 def _slug(text: str) -> str:

@@ -11,6 +11,7 @@ Runs no third-party code: it reads the probe's JSON and arrays and writes files.
 
 from __future__ import annotations
 
+import contextlib
 import keyword
 import math
 import shutil
@@ -23,17 +24,19 @@ import yaml
 
 from judge.core.spec import DTYPES, load_spec
 from judge.errors import SpecError
-from judge.sources import shapes
+from judge.sources import shapes, tolerances
 from judge.sources.files import reference_text, template_text
 
-ITEMSIZE = {"float16": 2, "bfloat16": 2, "float32": 4, "float64": 8, "int8": 1, "uint8": 1,
-            "int16": 2, "int32": 4, "int64": 8}  # fmt: skip
+ITEMSIZE = {"float16": 2, "bfloat16": 2, "float32": 4, "float64": 8, "float8_e4m3fn": 1,
+            "float8_e5m2": 1, "int8": 1, "uint8": 1, "int16": 2, "int32": 4, "uint32": 4,
+            "int64": 8}  # fmt: skip
 INTERPRET_MAX = 1 << 20  # elements over every buffer: larger cases do not run in the interpreter
 FALLBACK_DRAWS = {  # integer buffers: values of their whole range, never all zeros
     "uint8": {"dist": "randint", "low": 0, "high": 256},
     "int8": {"dist": "randint", "low": -128, "high": 128},
     "int16": {"dist": "randint", "low": -1000, "high": 1000},
     "int32": {"dist": "randint", "low": -1000, "high": 1000},
+    "uint32": {"dist": "randint", "low": 0, "high": 1 << 32},
     "int64": {"dist": "randint", "low": -1000, "high": 1000},
 }
 DRAW_SEED = 0x7A11  # the seed of inputs drawn at import to complete a stored case
@@ -70,11 +73,13 @@ def convert(
     if "skip" in description:
         raise Skip(description["skip"])
     args = _arguments(description)
-    cases = description.get("cases") or []
     sizes = [a["ours"] for a in args if a["role"] == "size"]
+    tolerance = _tolerance(description, sizes, origin.kind)
+    cases = description.get("cases") or []
+    typed = [c for c in cases if _mistyped(args, c) is None]
     for arg in args:
         if arg["role"] in ("in", "out", "inout"):
-            arg["shape"] = _shape(arg, cases, sizes)
+            arg["shape"] = _shape(arg, typed, sizes)
     staging = into / ".importing" / origin.puzzle_id  # named as the puzzle: its spec checks that
     shutil.rmtree(staging, ignore_errors=True)
     (staging / "cases").mkdir(parents=True)
@@ -82,7 +87,7 @@ def convert(
     tests, benchmarks = _cases(args, cases, probed, staging, max_stored, notes)
     if not tests:
         raise Skip("no test case could be kept: " + "; ".join(notes[:2]))
-    spec = _spec(description, origin, args, tests, benchmarks)
+    spec = _spec(description, origin, args, tests, benchmarks, tolerance)
     text = yaml.safe_dump(spec, sort_keys=False, width=100, allow_unicode=True)
     (staging / "puzzle.yaml").write_text(text, encoding="utf-8")
     (staging / "template.py").write_text(template_text(origin.puzzle_id, args))
@@ -98,7 +103,7 @@ def convert(
         raise Skip(f"the converted spec does not load: {exc}") from None
     shutil.rmtree(target, ignore_errors=True)
     staging.rename(target)
-    if not any(staging.parent.iterdir()):
+    with contextlib.suppress(OSError):  # another import's staging may be there, or come now
         staging.parent.rmdir()
     return Converted(origin.puzzle_id, target, tuple(notes))
 
@@ -133,13 +138,22 @@ def _arguments(description: dict) -> list[dict]:
 
 
 def _dtype(name: str, cases: list[dict]) -> str:
-    found = {c["values"][name]["tensor"]["dtype"] for c in cases if "tensor" in c["values"][name]}
-    if len(found) != 1:
-        raise Skip(f"argument {name!r} is {' and '.join(sorted(found)) or 'not a tensor'}")
-    dtype = found.pop()
+    """The argument's type in the first case (a case where it has another is left out)."""
+    if not all("tensor" in c["values"][name] for c in cases):
+        raise Skip(f"argument {name!r} is not a tensor in every case")
+    dtype = cases[0]["values"][name]["tensor"]["dtype"]
     if dtype not in DTYPES:
         raise Skip(f"argument {name!r} is {dtype}, a type tpuzzle lacks")
     return dtype
+
+
+def _mistyped(args: list[dict], case: dict) -> str | None:
+    """Why a case's tensors are not of the arguments' types, or None."""
+    for arg in (a for a in args if "dtype" in a):
+        found = case["values"][arg["theirs"]]["tensor"]["dtype"]
+        if found != arg["dtype"]:
+            return f"its {arg['theirs']!r} is {found}, the first case's {arg['dtype']}"
+    return None
 
 
 def _first(name: str, cases: list[dict], key: str) -> Any:
@@ -161,6 +175,18 @@ def _shape(arg: dict, cases: list[dict], sizes: list[str]) -> list[str]:
 
 def _sizes(case: dict, sizes: list[str]) -> dict[str, int]:
     return {s: int(case["values"][s]["int"]) for s in sizes}
+
+
+def _tolerance(description: dict, sizes: list[str], kind: str) -> dict:
+    """The source's tolerance: the description's, or, where its check was asked of some cases
+    (each case's "tolerance"), one that gives what it applied to each."""
+    asked = [(_sizes(c, sizes), c["tolerance"]) for c in description["cases"] if "tolerance" in c]
+    found = {key: float(description.get(key, 0.0)) for key in ("atol", "rtol")}
+    for key in found if asked else ():
+        found[key] = tolerances.fitted([(s, float(t[key])) for s, t in asked], sizes)
+        if found[key] is None:
+            raise Skip(f"its check's {key} changes from case to case as no expression in the sizes")
+    return {**found, "note": f"the source's own tolerance ({kind})"}
 
 
 # ------------------------------------------------------------------------------- cases
@@ -190,6 +216,8 @@ def _label(kind: str, n: int, sizes: dict[str, int]) -> str:
 
 
 def _case(args, case, label, index, probed: Path, staging: Path, max_stored: int) -> dict:
+    if mistyped := _mistyped(args, case):
+        raise Skip(mistyped)
     values = case["values"]
     entry: dict[str, Any] = {
         "name": label,
@@ -256,10 +284,12 @@ def _drawn_now(tensor: dict, dtype: str, rng: np.random.Generator) -> np.ndarray
         values = rng.integers(int(fill["low"]), int(fill["high"]), n)
     else:  # full, and "empty": what an uninitialised buffer holds does not matter
         values = np.full(n, float(fill.get("value", 0.0)))
-    if dtype == "bfloat16":
+    if not hasattr(np, dtype):  # bfloat16, float8: NumPy lacks them, their bits are stored
         import torch
 
-        return torch.from_numpy(values).to(torch.bfloat16).view(torch.int16).numpy()
+        from judge.core import inputs
+
+        return inputs.to_numpy(torch.from_numpy(values).to(inputs.torch_dtype(dtype)), dtype)
     return values.astype(dtype)
 
 
@@ -272,7 +302,7 @@ def _keep_one_for_the_interpreter(tests: list[dict]) -> None:
 # ------------------------------------------------------------------------------- the spec
 
 
-def _spec(description: dict, origin: Origin, args, tests, benchmarks) -> dict:
+def _spec(description: dict, origin: Origin, args, tests, benchmarks, tolerance: dict) -> dict:
     sizes = [a["ours"] for a in args if a["role"] == "size"]
     seen = {s: [c["sizes"][s] for c in tests + benchmarks] for s in sizes}
     written = [a for a in args if a["role"] in ("out", "inout")]
@@ -286,11 +316,7 @@ def _spec(description: dict, origin: Origin, args, tests, benchmarks) -> dict:
         "example": "",
         "args": [_arg(a) for a in args],
         "limits": {s: [min(v), max(v)] for s, v in seen.items()},
-        "tolerance": {
-            "atol": float(description.get("atol", 0.0)),
-            "rtol": float(description.get("rtol", 0.0)),
-            "note": f"the source's own tolerance ({origin.kind})",
-        },
+        "tolerance": tolerance,
         "tests": tests,
         "benchmarks": benchmarks,
         "library": "",

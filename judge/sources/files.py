@@ -11,8 +11,9 @@ import pprint
 
 TRITON_TYPES = {
     "float16": "tl.float16", "bfloat16": "tl.bfloat16", "float32": "tl.float32",
-    "float64": "tl.float64", "int8": "tl.int8", "uint8": "tl.uint8", "int16": "tl.int16",
-    "int32": "tl.int32", "int64": "tl.int64",
+    "float64": "tl.float64", "float8_e4m3fn": "tl.float8e4nv", "float8_e5m2": "tl.float8e5",
+    "int8": "tl.int8", "uint8": "tl.uint8", "int16": "tl.int16", "int32": "tl.int32",
+    "uint32": "tl.uint32", "int64": "tl.int64",
 }  # fmt: skip
 
 
@@ -70,14 +71,18 @@ def reference_text(origin, args: list[dict], description: dict) -> str:
     if origin.kind == "leetgpu":
         call = "leetgpu_reference(__file__, SIGNATURE)"
         what = "the challenge's own reference_impl"
+        constants = []
     else:
-        returns, as_tuple = description.get("returns"), description.get("tuple", True)
-        new = bool(description.get("new_output"))
-        call = (
-            f"gpumode_reference(__file__, SIGNATURE, {returns!r}, as_tuple={as_tuple!r}, "
-            f"new_output={new!r})"
-        )
+        call = "gpumode_reference(__file__, SIGNATURE, data=DATA, outputs=OUTPUTS)"
         what = "the problem's own ref_kernel"
+        constants = [
+            "# The data ref_kernel takes, built from the arguments (judge.sources.layout), and",
+            "# the buffers its outputs go to, in the order it returns them.",
+            f"DATA = {_literal(description['data'])}",
+            "",
+            f"OUTPUTS = {_literal(description['outputs'])}",
+            "",
+        ]
     return "\n".join(
         [
             f'"""Reference for {origin.puzzle_id}: {what}, from the copy of its files taken at',
@@ -85,9 +90,14 @@ def reference_text(origin, args: list[dict], description: dict) -> str:
             "",
             f"from judge.sources.runtime import {call.split('(')[0]}",
             "",
-            f"SIGNATURE = {pprint.pformat(signature, width=96, sort_dicts=False)}",
+            f"SIGNATURE = {_literal(signature)}",
             "",
+            *constants,
             f"reference = {call}",
             "",
         ]
     )
+
+
+def _literal(value) -> str:
+    return pprint.pformat(value, width=96, sort_dicts=False)

@@ -1,20 +1,20 @@
 """A GPU MODE problem, read in the probe's process: `task.yml` (its files, tests and benchmarks,
 each a dict of generator arguments with a seed) and `reference.py` (`generate_input(**test)`
-returning the data tuple, `ref_kernel(data)` returning the output, `check_implementation`).
+returning the data, `ref_kernel(data)` returning the output, `check_implementation`).
 Runs third-party code: only `judge.sources.probe` imports this.
 
-The kernel of a GPU MODE problem gets the data tuple and returns its output. On tpuzzle's
-raw-pointer ABI that is: one pointer per tensor of the tuple, the output written into the tuple's
-own output tensor (the one ref_kernel returns or fills, else one of the same shape and type made
-empty by generate_input, else a buffer of its own), then the integer generator arguments that
-shape the tensors.
+The kernel of a GPU MODE problem gets the data and returns its outputs. On tpuzzle's raw-pointer
+ABI that is: one pointer per tensor of the data (a tensor, or tuples, lists and dicts of tensors
+and numbers: `judge.sources.layout`), each output written into the data's own tensor (the one
+ref_kernel returns or fills, else one of the same shape and type made empty by generate_input)
+or into a buffer of its own, then the integer generator arguments that shape the tensors, then
+the data's numbers that are not constants. The tolerance is the one check_implementation
+compares the outputs with (`judge.sources.probe_check`).
 """
 
 from __future__ import annotations
 
-import ast
 import importlib.util
-import inspect
 import shutil
 import sys
 import tempfile
@@ -24,53 +24,52 @@ from typing import Any
 import torch
 import yaml
 
-from judge.sources.probe import DTYPES, Recorder, Skip, fill_of
+from judge.sources import checkouts, layout
+from judge.sources.probe_check import tolerance
+from judge.sources.probing import DTYPES, Recorder, Skip, fill_of
+
+CHECK_CASES = 4  # tests whose tolerance is asked of check_implementation, at most
+CHECK_ELEMENTS = 1 << 22  # elements of a test's data small enough to be checked on the CPU
 
 
 def describe(checkout: Path, problem: str, recorder: Recorder) -> dict:
     folder = checkout / problem
     task = _task(folder)
-    if task.get("multi_gpu"):
-        raise Skip("needs several GPUs (multi_gpu)")
-    if task.get("lang", "py") != "py":
-        raise Skip(f"lang {task.get('lang')!r}: not a Python problem")
-    tests, benchmarks = task.get("tests") or [], task.get("benchmarks") or []
-    if not tests:
-        raise Skip("task.yml lists no tests")
+    tests, benchmarks = task["tests"], task.get("benchmarks") or []
     module = _load(folder, task)
-    for needed in ("generate_input", "ref_kernel"):
+    for needed in ("generate_input", "ref_kernel", "check_implementation"):
         if not callable(getattr(module, needed, None)):
             raise Skip(f"reference.py has no {needed}()")
-    raw = module.generate_input(**tests[0])
-    first = _tuple(raw)
-    names = _data_names(folder / "reference.py")
-    names = names if names and len(names) == len(first) else [f"x{i}" for i in range(len(first))]
-    if not isinstance(raw, (tuple, list)):
-        names = ["data"]
-    slots = _output_slots(module.ref_kernel, raw)
+    tree, outputs, checked = _first(module, tests, folder / "reference.py")
     sizes = [k for k, v in tests[0].items() if k != "seed" and _int(v)]
-    atol, rtol = _tolerance(folder / "reference.py", module)
-    cases = []
-    for kind, entries in (("test", tests), ("benchmark", benchmarks)):
-        for entry in entries:
-            cases.append(_case(kind, entry, module, names, slots, sizes, recorder))
-    signature = [
-        {"name": n, "kind": "pointer", "direction": slots.get(i, "in")} for i, n in enumerate(names)
-    ]
-    new = "result" if "output" in names else "output"
-    signature += [{"name": new, "kind": "pointer", "direction": "out"}] * (NEW in slots)
-    signature += [{"name": s, "kind": "int", "direction": "in"} for s in sizes]
+    cases = [_case("test", e, module, tree, outputs, sizes, recorder) for e in tests]
+    cases += [_case("benchmark", e, module, tree, outputs, sizes, recorder) for e in benchmarks]
+    cases[0]["tolerance"] = checked
+    _ask_the_check(module, cases[1 : len(tests)])
+    what, numbers = _resolved(tree, cases, sizes)
     return {
         "title": _title(folder),
         "statement": str(task.get("description") or "").strip(),
-        "atol": atol,
-        "rtol": rtol,
-        "signature": signature,
-        "cases": cases,
-        "tuple": isinstance(raw, (tuple, list)),
-        "returns": new if NEW in slots else names[next(iter(slots))],
-        "new_output": NEW in slots,
+        "atol": checked["atol"],
+        "rtol": checked["rtol"],
+        "signature": _signature(tree, what, outputs, sizes, numbers),
+        "cases": [{k: v for k, v in c.items() if k not in ("leaves", "entry")} for c in cases],
+        "data": layout.resolved(tree, what),
+        "outputs": [o["name"] for o in outputs],
     }
+
+
+def _first(module, tests: list[dict], reference: Path) -> tuple[dict, list[dict], dict]:
+    """From the first test: the data's layout, where the outputs go, and the tolerance its
+    check compares them with. Asked before the larger cases are made, with the second test's
+    layout: a problem skipped for either is skipped before its reference runs long."""
+    raw = module.generate_input(**tests[0])
+    tree = _tree(raw, reference)
+    if len(tests) > 1:
+        _laid_out(module, tests[1], tree)
+    pristine = layout.mapped(raw, torch.Tensor.clone, _is_tensor)
+    outputs, result = _outputs(module.ref_kernel, raw, tree, checkouts.returned_names(reference))
+    return tree, outputs, tolerance(module, pristine, result, _returned(result))
 
 
 def _task(folder: Path) -> dict:
@@ -80,6 +79,12 @@ def _task(folder: Path) -> dict:
     data = yaml.safe_load(path.read_text(encoding="utf-8"))
     if not isinstance(data, dict):
         raise Skip("task.yml is not a mapping")
+    if data.get("multi_gpu"):
+        raise Skip("needs several GPUs (multi_gpu)")
+    if data.get("lang", "py") != "py":
+        raise Skip(f"lang {data.get('lang')!r}: not a Python problem")
+    if not data.get("tests"):
+        raise Skip("task.yml lists no tests")
     return data
 
 
@@ -117,130 +122,188 @@ def _load(folder: Path, task: dict):
     return module
 
 
-def _tuple(data: Any) -> tuple:
-    data = tuple(data) if isinstance(data, (tuple, list)) else (data,)
-    for item in data:
-        if not isinstance(item, torch.Tensor):
-            raise Skip(f"generate_input gives a {type(item).__name__}: only tensors have pointers")
-    return data
+# ------------------------------------------------------------------------------- the data
 
 
-def _data_names(reference: Path) -> list[str]:
-    """The names ref_kernel unpacks the data tuple into (`a, b, c = data`), if it does."""
-    tree = ast.parse(reference.read_text(encoding="utf-8"))
-    for fn in (n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef)):
-        if fn.name != "ref_kernel" or not fn.args.args:
-            continue
-        given = fn.args.args[0].arg
-        for node in ast.walk(fn):
-            if (
-                isinstance(node, ast.Assign)
-                and isinstance(node.value, ast.Name)
-                and node.value.id == given
-                and isinstance(node.targets[0], ast.Tuple)
-            ):
-                names = [getattr(e, "id", "") for e in node.targets[0].elts]
-                if all(n.isidentifier() for n in names) and len(set(names)) == len(names):
-                    return names
-    return []
+def _is_tensor(value: Any) -> bool:
+    return isinstance(value, torch.Tensor)
 
 
-NEW = "new"  # the output is a tensor of its own: a buffer `output` after the data's
-
-
-def _output_slots(ref_kernel, raw) -> dict:
-    """Where the output is written: {index: "out" or "inout"} for a data tensor (the one
-    ref_kernel returns, else the one empty tensor of its shape and type), {NEW: "out"} for an
-    output of its own."""
-    data = _tuple(raw)
-    made_empty = [(fill_of(t) or {}).get("dist") == "empty" for t in data]  # before it runs
-    out = _returned(ref_kernel(raw))
-    for i, t in enumerate(data):
-        if t is out:
-            return {i: "out" if made_empty[i] else "inout"}
-    empty = [
-        i
-        for i, t in enumerate(data)
-        if made_empty[i] and t.shape == out.shape and t.dtype == out.dtype
-    ]
-    if len(empty) == 1:
-        return {empty[0]: "out"}
-    return {NEW: "out"}
-
-
-def _returned(result: Any) -> torch.Tensor:
-    returned = result if isinstance(result, (tuple, list)) else (result,)
-    if len(returned) != 1 or not isinstance(returned[0], torch.Tensor):
-        raise Skip("ref_kernel returns other than one tensor")
-    return returned[0]
-
-
-def _new_output(ref_kernel, raw) -> dict:
-    """The shape and type of the output ref_kernel makes for one case: from tensors on the meta
-    device (no data, no time), else from the real ones."""
+def _tree(raw: Any, reference: Path) -> dict:
+    """The data's layout, its leaves named; Skip where a leaf is not mapped or two leaves would
+    have one name."""
     try:
-        meta = tuple(t.to("meta") for t in _tuple(raw))
-        out = _returned(ref_kernel(meta if isinstance(raw, (tuple, list)) else meta[0]))
+        tree = layout.tree(raw, checkouts.data_names(reference), _is_tensor)
+    except layout.NotMapped as exc:
+        raise Skip(
+            f"generate_input gives {exc}: only tensors, numbers, and tuples, lists and dicts "
+            "of them are mapped"
+        ) from None
+    names = layout.names(tree)
+    twice = next((n for n in names if names.count(n) > 1), None)
+    if twice is not None:
+        raise Skip(f"two parts of the data would both be named {twice!r}")
+    return tree
+
+
+# ------------------------------------------------------------------------------- the outputs
+
+
+def _outputs(ref_kernel, raw, tree: dict, returned: list[str]) -> tuple[list[dict], Any]:
+    """Where each output ref_kernel returns is written ({"name", "new", "direction"}: a data
+    tensor, the one returned, else the one empty tensor of its shape and type; or a buffer of
+    its own), and what it returned."""
+    tensors = {n: t for n, t in layout.leaves(tree, raw) if _is_tensor(t)}
+    empty = {n for n, t in tensors.items() if (fill_of(t) or {}).get("dist") == "empty"}
+    result = ref_kernel(raw)  # after the fills are read: it may write the data
+    outputs: list[dict] = []
+    for out in _returned(result):
+        taken = {o["name"] for o in outputs if o}
+        slot = next((n for n, t in tensors.items() if t is out and n not in taken), None)
+        same = [n for n in sorted(empty - taken) if _alike(tensors[n], out)]
+        slot = slot or (same[0] if len(same) == 1 else None)
+        direction = "out" if slot in empty else "inout"
+        outputs.append({"name": slot, "new": False, "direction": direction} if slot else None)
+    return _named_new(outputs, returned, set(tensors)), result
+
+
+def _alike(a: torch.Tensor, b: torch.Tensor) -> bool:
+    return a.shape == b.shape and a.dtype == b.dtype
+
+
+def _named_new(outputs: list[dict | None], returned: list[str], taken: set[str]) -> list[dict]:
+    """Names for the outputs of their own: `output` (`result` where the data has an `output`)
+    for one; for several, the names ref_kernel returns them by, else output0, output1, ..."""
+    new = [i for i, o in enumerate(outputs) if o is None]
+    named = returned if len(returned) == len(outputs) else [""] * len(outputs)
+    for i in new:
+        if len(new) == 1:
+            name = "result" if "output" in taken else "output"
+        else:
+            name = named[i] if named[i].isidentifier() and named[i] not in taken else f"output{i}"
+        outputs[i] = {"name": name, "new": True, "direction": "out"}
+        taken.add(name)
+    return outputs
+
+
+def _returned(result: Any) -> list[torch.Tensor]:
+    returned = list(result) if isinstance(result, (tuple, list)) else [result]
+    if not returned or not all(_is_tensor(t) for t in returned):
+        kinds = sorted({type(t).__name__ for t in returned if not _is_tensor(t)}) or ["nothing"]
+        raise Skip(f"ref_kernel returns {' and '.join(kinds)}, not tensors")
+    return returned
+
+
+def _new_outputs(ref_kernel, raw, outputs: list[dict]) -> dict:
+    """The shape and type of each output ref_kernel makes of its own for one case: from tensors
+    on the meta device (no data, no time), else from the real ones."""
+    try:
+        result = _returned(ref_kernel(layout.mapped(raw, lambda t: t.to("meta"), _is_tensor)))
     except Skip:
         raise
     except Exception:
-        out = _returned(ref_kernel(raw))
-    dtype = DTYPES.get(out.dtype)
+        result = _returned(ref_kernel(raw))
+    if len(result) != len(outputs):
+        raise Skip(
+            f"ref_kernel returns {len(result)} outputs in one case, {len(outputs)} in another"
+        )
+    return {o["name"]: _out(t) for o, t in zip(outputs, result, strict=True) if o["new"]}
+
+
+def _out(t: torch.Tensor) -> dict:
+    dtype = DTYPES.get(t.dtype)
     if dtype is None:
-        raise Skip(f"the output is {out.dtype}, a type tpuzzle lacks")
-    return {"tensor": {"dtype": dtype, "shape": list(out.shape), "fill": {"dist": "out"}}}
+        raise Skip(f"an output is {str(t.dtype).removeprefix('torch.')}, a type tpuzzle lacks")
+    return {"tensor": {"dtype": dtype, "shape": list(t.shape), "fill": {"dist": "out"}}}
 
 
-def _case(kind, entry, module, names, slots, sizes, recorder: Recorder) -> dict:
+# ------------------------------------------------------------------------------- the cases
+
+
+def _case(kind, entry, module, tree, outputs, sizes, recorder: Recorder) -> dict:
     if not isinstance(entry, dict) or not all(_int(entry.get(s)) for s in sizes):
         raise Skip(f"a {kind} lacks an integer {sizes}: {entry!r}")
     raw = module.generate_input(**entry)
-    data = _tuple(raw)
-    if len(data) != len(names):
-        raise Skip(
-            f"generate_input gives {len(data)} tensors for one case, {len(names)} for another"
-        )
-    values = {}
-    for i, (name, t) in enumerate(zip(names, data, strict=True)):
-        if slots.get(i) == "out":
-            dtype = DTYPES.get(t.dtype)
-            if dtype is None:
-                raise Skip(f"the output is {t.dtype}, a type tpuzzle lacks")
-            values[name] = {
-                "tensor": {"dtype": dtype, "shape": list(t.shape), "fill": {"dist": "out"}}
-            }
+    found = _laid_out(module, entry, tree, raw)
+    written = {o["name"] for o in outputs if not o["new"] and o["direction"] == "out"}
+    values, leaves = {}, {}
+    for name, value in found:
+        if not _is_tensor(value):
+            leaves[name] = value
+        elif name in written:
+            values[name] = _out(value)
         else:
-            values[name] = recorder.value(t)
-    if NEW in slots:
-        values["result" if "output" in names else "output"] = _new_output(module.ref_kernel, raw)
+            values[name] = recorder.value(value)
+    if any(o["new"] for o in outputs):
+        values |= _new_outputs(module.ref_kernel, raw, outputs)
     values |= {s: {"int": int(entry[s])} for s in sizes}
-    return {"kind": kind, "values": values, "seed": entry.get("seed")}
+    return {"kind": kind, "values": values, "leaves": leaves, "seed": entry.get("seed"),
+            "entry": entry}  # fmt: skip
 
 
-def _tolerance(reference: Path, module) -> tuple[float, float]:
-    """(atol, rtol) of check_implementation: make_match_reference's keywords over the defaults
-    of utils.match_reference; exact for verbose_allequal; else the check is custom."""
-    tree = ast.parse(reference.read_text(encoding="utf-8"))
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Call) and getattr(node.func, "id", "") == "make_match_reference":
-            defaults = _defaults(module)
-            given = {k.arg: ast.literal_eval(k.value) for k in node.keywords if k.arg}
-            return float(given.get("atol", defaults["atol"])), float(
-                given.get("rtol", defaults["rtol"])
-            )
-    if "verbose_allequal" in reference.read_text(encoding="utf-8"):
-        return 0.0, 0.0
-    raise Skip("check_implementation is custom code, not make_match_reference")
+def _laid_out(module, entry: dict, tree: dict, raw: Any = None) -> list[tuple[str, Any]]:
+    """The leaves of a case's data (`raw`, else generated now), laid out as `tree` says."""
+    raw = module.generate_input(**entry) if raw is None else raw
+    try:
+        return list(layout.leaves(tree, raw))
+    except (KeyError, IndexError, TypeError):
+        raise Skip(f"generate_input lays the data out otherwise for {entry!r}") from None
 
 
-def _defaults(module) -> dict:
-    utils = sys.modules.get("utils")
-    match = getattr(utils, "match_reference", None)
-    params = inspect.signature(match).parameters if match else {}
-    return {
-        key: params[key].default if key in params else fallback
-        for key, fallback in (("atol", 1e-08), ("rtol", 1e-05))
-    }
+def _ask_the_check(module, tests: list[dict]) -> None:
+    """Tests small enough (CHECK_ELEMENTS) get, up to CHECK_CASES in all, the tolerance
+    check_implementation compares the reference's own output with, as their "tolerance"."""
+    chosen = [c for c in tests if _elements(c) <= CHECK_ELEMENTS][: CHECK_CASES - 1]
+    for case in chosen:
+        data = module.generate_input(**case["entry"])
+        output = module.ref_kernel(layout.mapped(data, torch.Tensor.clone, _is_tensor))
+        case["tolerance"] = tolerance(module, data, output, _returned(output))
+
+
+def _elements(case: dict) -> int:
+    tensors = [v["tensor"]["shape"] for v in case["values"].values() if "tensor" in v]
+    return sum(int(torch.Size(s).numel()) for s in tensors)
+
+
+def _resolved(tree: dict, cases: list[dict], sizes: list[str]) -> tuple[dict, list[dict]]:
+    """What each leaf of the data is, by name (`layout.number` for those that are no tensor),
+    and the numbers that become arguments of their own (each case's value written into its
+    values)."""
+    tensors = {n for n, v in cases[0]["values"].items() if "tensor" in v}
+    if any({n for n, v in c["values"].items() if "tensor" in v} != tensors for c in cases):
+        raise Skip("generate_input gives tensors in one case where another has numbers")
+    known = {s: [c["values"][s]["int"] for c in cases] for s in sizes}
+    what, numbers = {n: {"tensor": n} for n in tensors}, []
+    for name in (n for n in layout.names(tree) if n not in tensors):
+        seen = [c["leaves"].get(name) for c in cases]
+        try:
+            what[name] = layout.number(name, seen, known)
+        except layout.NotMapped as exc:
+            raise Skip(f"the data's {name!r} is {exc}") from None
+        kind = "float" if "scalar" in what[name] else "int"
+        if name not in sizes and what[name] in ({"size": name}, {"scalar": name}):
+            numbers.append({"name": name, "kind": kind})
+            for case, value in zip(cases, seen, strict=True):
+                case["values"][name] = {kind: value}
+    return what, numbers
+
+
+def _signature(tree, what, outputs, sizes, numbers) -> list[dict]:
+    directions = {o["name"]: o["direction"] for o in outputs}
+    signature = [
+        {"name": n, "kind": "pointer", "direction": directions.get(n, "in")}
+        for n in layout.names(tree)
+        if "tensor" in what[n]
+    ]
+    signature += [{"name": o["name"], "kind": "pointer", "direction": "out"} for o in outputs
+                  if o["new"]]  # fmt: skip
+    signature += [{"name": s, "kind": "int", "direction": "in"} for s in sizes]
+    signature += [{**n, "direction": "in"} for n in numbers]
+    names = [a["name"] for a in signature]
+    twice = next((n for n in names if names.count(n) > 1), None)
+    if twice is not None:
+        raise Skip(f"two arguments would both be named {twice!r}")
+    return signature
 
 
 def _int(value: Any) -> bool:

@@ -1,6 +1,8 @@
 """A LeetGPU challenge, read in the probe's process: `challenges/<difficulty>/<n>_<name>/
 challenge.py` holds a `Challenge` class (name, atol, rtol, num_gpus, access_tier,
 reference_impl, get_solve_signature, and the example, functional and performance generators).
+Its constructor may take the device (`Challenge(device=...)`, its generators then use it) or
+nothing (its generators ask for "cuda", which the probe makes the CPU): both are read.
 Runs third-party code: only `judge.sources.probe` imports this."""
 
 from __future__ import annotations
@@ -11,7 +13,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from judge.sources.probe import Recorder, Skip
+from judge.sources.probing import Recorder, Skip
+from judge.sources.runtime import leetgpu_challenge, on_cpu
 
 INTEGERS = {
     ctypes.c_int, ctypes.c_int8, ctypes.c_int16, ctypes.c_int32, ctypes.c_int64, ctypes.c_uint,
@@ -47,7 +50,7 @@ def load(checkout: Path, problem: str):
 
 
 def describe(checkout: Path, problem: str, recorder: Recorder) -> dict:
-    challenge = load(checkout, problem)(device="cpu")
+    challenge = leetgpu_challenge(load(checkout, problem))
     gpus = getattr(challenge, "num_gpus", 1)
     if gpus != 1:
         raise Skip(f"needs {gpus} GPUs")
@@ -56,11 +59,12 @@ def describe(checkout: Path, problem: str, recorder: Recorder) -> dict:
         raise Skip(f"a {tier!r} challenge, outside LeetGPU's free tier")
     signature = [_argument(name, entry) for name, entry in challenge.get_solve_signature().items()]
     cases = []
-    for kind, made in (
-        ("example", challenge.generate_example_test()),
-        ("test", challenge.generate_functional_test()),
-        ("benchmark", challenge.generate_performance_test()),
+    for kind, method in (
+        ("example", challenge.generate_example_test),
+        ("test", challenge.generate_functional_test),
+        ("benchmark", challenge.generate_performance_test),
     ):
+        made = method(**on_cpu(method))
         for values in made if isinstance(made, list) else [made]:
             cases.append({"kind": kind, "values": _values(values, signature, recorder)})
     return {

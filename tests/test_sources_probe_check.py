@@ -8,8 +8,8 @@ import types
 import pytest
 import torch
 
-from judge.sources.probing import Skip
 from judge.sources.probe_check import passed, recording, tolerance
+from judge.sources.probing import Skip
 
 UTILS = """
 import torch

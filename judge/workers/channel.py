@@ -28,6 +28,7 @@ import yaml
 
 from judge.core.spec import worker_view
 from judge.workers import confine, sanitize
+from judge.workers.handing import HANDED, with_paths
 from judge.workers.spawner import Spawner
 
 SECRET_ENV = "TPUZZLE_SECRET_SEED"  # an instructor's secret seed: never passed to a worker
@@ -293,7 +294,6 @@ class WorkerProcess:
 
 
 OWN_FD = re.compile(r"/proc/(\d+)/fd/(\d+)")
-HANDED = "fd:"  # a file descriptor handed with the command, by its index among them
 MAX_HANDED = 200  # file descriptors with one command (SCM_RIGHTS takes up to 253)
 
 
@@ -303,22 +303,16 @@ def handed(command: dict) -> tuple[dict, list[int]]:
     fds: list[int] = []
     own = str(os.getpid())
 
-    def swap(value):
-        if isinstance(value, str):
-            match = OWN_FD.fullmatch(value)
-            if match and match.group(1) == own and len(fds) < MAX_HANDED:
-                fd = int(match.group(2))
-                if fd not in fds:
-                    fds.append(fd)
-                return f"{HANDED}{fds.index(fd)}"
-            return value
-        if isinstance(value, list):
-            return [swap(v) for v in value]
-        if isinstance(value, dict):
-            return {k: swap(v) for k, v in value.items()}
-        return value
+    def swap(path: str) -> str:
+        match = OWN_FD.fullmatch(path)
+        if not (match and match.group(1) == own and len(fds) < MAX_HANDED):
+            return path
+        fd = int(match.group(2))
+        if fd not in fds:
+            fds.append(fd)
+        return f"{HANDED}{fds.index(fd)}"
 
-    swapped = {k: swap(v) if k in ("inputs", "recheck_inputs") else v for k, v in command.items()}
+    swapped = with_paths(command, swap)
     if fds:
         swapped["fds"] = len(fds)
     return swapped, fds

@@ -31,6 +31,7 @@ from judge.core import bench, inputs
 from judge.core.loader import LoadError, describe, import_file, limit_reached, load_solve
 from judge.core.spec import load_spec
 from judge.workers import confine, interp, launches, player, replay
+from judge.workers.handing import HANDED, with_paths
 from judge.workers.ledger import StoreLedger
 from judge.workers.recorder import LaunchRecorder
 from judge.workers.tuning import TuningPolicy
@@ -175,18 +176,14 @@ class Worker:
             yield cmd
             return
         _, fds, _, _ = socket.recv_fds(self.passer, 16, count)
+
+        def swap(path: str) -> str:
+            if path.startswith(HANDED):
+                return f"/proc/self/fd/{fds[int(path[len(HANDED) :])]}"
+            return path
+
         try:
-
-            def swap(value):
-                if isinstance(value, str) and value.startswith("fd:"):
-                    return f"/proc/self/fd/{fds[int(value[3:])]}"
-                if isinstance(value, list):
-                    return [swap(v) for v in value]
-                if isinstance(value, dict):
-                    return {k: swap(v) for k, v in value.items()}
-                return value
-
-            yield {k: swap(v) if k in ("inputs", "recheck_inputs") else v for k, v in cmd.items()}
+            yield with_paths(cmd, swap)
         finally:
             for fd in fds:
                 os.close(fd)

@@ -394,8 +394,9 @@ class _Pieces:
 
 def unconfined_line(missing: dict[str, str]) -> str:
     """One line naming what the workers ran without (see judge.workers.confine)."""
-    said = "; ".join(f"{name}: {why}" for name, why in missing.items())
-    return f"the submission's worker ran unconfined in part ({said})"
+    from judge.workers.confine import describe
+
+    return f"the submission's worker ran unconfined in part ({describe(missing)})"
 
 
 # ----------------------------------------------------------------------------------- catalogue

@@ -428,18 +428,12 @@ def apply(rules: Rules) -> dict[str, str]:
     """Confine this process (and everything it starts later). Returns the mechanisms that could
     not be applied, with why. Landlock holds the calling thread and what it starts; seccomp
     every thread."""
-    missing: dict[str, str] = {}
-    abi = landlock_abi()
+    missing = available()
     _limits(rules.limits)
-    program = seccomp_filter(platform.machine())
-    if program is None:
-        missing["network"] = f"no seccomp filter for {platform.machine()}"
+    abi = landlock_abi()
     if abi >= 1:
         _landlock(rules, abi)
-    else:
-        missing["files"] = "the kernel has no Landlock"
-    if abi < 6:
-        missing["signals"] = f"Landlock ABI {abi} cannot scope signals"
+    program = seccomp_filter(platform.machine())
     if program is not None:
         _seccomp(program)
     return missing

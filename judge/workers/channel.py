@@ -457,7 +457,24 @@ def launch_timer(spec_file: Path, gpu: int | None, environ: dict[str, str] | Non
     }
     (job_dir / "job.json").write_text(json.dumps(job))
     environ = dict(os.environ if environ is None else environ)
-    return _started(job_dir, False, None, worker_env(job_dir, False, gpu, environ), ())
+    env = worker_env(job_dir, False, gpu, environ)
+    kept = timer_cache()
+    if kept is not None:  # the judge's own checking kernels, compiled once per machine
+        env["TRITON_CACHE_DIR"] = str(kept)
+    return _started(job_dir, False, None, env, ())
+
+
+def timer_cache() -> Path | None:
+    """The timer's Triton cache, kept between judgings: only the judge's own kernels compile
+    there (a submission's are loaded from the files copied out of its worker's cache)."""
+    from judge.core.bench import cache_dir
+
+    path = cache_dir() / "timer-kernels"
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError:
+        return None
+    return path
 
 
 def confining(environ: Mapping[str, str]) -> bool:

@@ -28,20 +28,24 @@ import torch
 
 from judge.core import bench, inputs
 from judge.core.spec import Tolerance
+from judge.workers import device_checks
 from judge.workers.replay import Sequence
 
 SCRATCH_POISON = 0xFF
-CHECK_CHUNK = 1 << 24  # elements compared at a time
-MAX_CALLS = 2000  # timed calls per shape, at most
+# Calls per shape: do_bench's budgets (25 ms of warm-up, 100 ms timed) for kernels slower than
+# about 0.3 ms; faster ones stop at these counts, which give a median and a p20-p80 spread as
+# steady as a thousand calls do, while each call's checks cost several times the call itself.
+MAX_WARMUP_CALLS = 50
+MAX_CALLS = 300
 ESTIMATE_CALLS = 5
 
 
-def load_kernels(sequence: Sequence, directory: Path) -> dict:
-    """The sequence's compiled kernels, loaded on the current device, by key."""
+def load_kernels(kernels, directory: Path) -> dict:
+    """Compiled kernels (a sequence's `kernels`), loaded on the current device, by key."""
     from triton.compiler.compiler import CompiledKernel
 
     loaded = {}
-    for kernel in sequence.kernels:
+    for kernel in kernels:
         folder = directory / kernel.key
         group = {
             f"{kernel.name}.json": str(folder / f"{kernel.name}.json"),
@@ -119,7 +123,7 @@ class CheckedSet:
         scratch: tuple[int, ...],
     ):
         self.layouts = inputs.layouts(spec, sizes)
-        self.tolerance = tolerance
+        self.tol = device_checks.tolerances(tolerance.atol, tolerance.rtol, "cuda")
         self.fulls, self.starts, self.truths = {}, {}, {}
         for lay in self.layouts:
             name = lay.arg.name
@@ -140,33 +144,20 @@ class CheckedSet:
         for region in self.scratch:
             region.fill_(SCRATCH_POISON)
 
-    def wrong(self) -> torch.Tensor:
-        """Wrong elements of the last call, counted on the device (no host synchronisation)."""
-        count = torch.zeros((), dtype=torch.int64, device="cuda")
+    def wrong(self, counter: torch.Tensor) -> None:
+        """Add the wrong elements of the last call to `counter` (one int64 element on the
+        device), each buffer in one pass (judge.workers.device_checks), with no host
+        synchronisation."""
         for lay in self.layouts:
             name = lay.arg.name
             full, start = self.fulls[name], self.starts[name]
             if lay.arg.role == "in":
-                count += (inputs.as_bits(full) != inputs.as_bits(start)).sum()
+                device_checks.differing(full, start, counter)
                 continue
-            g = lay.guard
-            count += (inputs.as_bits(full[:g]) != inputs.as_bits(start[:g])).sum()
-            count += (inputs.as_bits(full[g + lay.n :]) != inputs.as_bits(start[g + lay.n :])).sum()
-            count += outside_tolerance(full[g : g + lay.n], self.truths[name], self.tolerance)
-        return count
-
-
-def outside_tolerance(data: torch.Tensor, truth: torch.Tensor, tol: Tolerance) -> torch.Tensor:
-    """Elements outside the tolerance, as check.check_output counts them: right when within
-    atol + rtol * |expected| of a finite reference, or equal to it (infinities, NaN for NaN)."""
-    count = torch.zeros((), dtype=torch.int64, device=data.device)
-    for start in range(0, data.numel(), CHECK_CHUNK):
-        got = data[start : start + CHECK_CHUNK].double()
-        exp = truth[start : start + CHECK_CHUNK]
-        ok = ((got - exp).abs() <= exp.abs() * tol.rtol + tol.atol) & exp.isfinite()
-        ok |= (got == exp) | (got.isnan() & exp.isnan())
-        count += (~ok).sum()
-    return count
+            g, n = lay.guard, lay.n
+            device_checks.differing(full[:g], start[:g], counter)
+            device_checks.differing(full[g + n :], start[g + n :], counter)
+            device_checks.outside_tolerance(full[g : g + n], self.truths[name], self.tol, counter)
 
 
 def timed(
@@ -190,7 +181,7 @@ def timed(
         player.play(one.bases, one.scratch)
         hosts.append((time.perf_counter() - t0) * 1e3)
         ends[i].record()
-        wrong[i] = one.wrong()
+        one.wrong(wrong[i : i + 1])
 
     wait_us = bench.HEAD_START_US
     estimate = run(call, ESTIMATE_CALLS)
@@ -198,7 +189,7 @@ def timed(
         bench.HEAD_START_US, bench.HEAD_START_HOST_FACTOR * statistics.median(hosts) * 1e3
     )
     mean_ms = max(statistics.fmean(estimate["times"]), 1e-4)
-    warmup = run(call, max(1, int(warmup_ms / mean_ms)))
+    warmup = run(call, min(MAX_WARMUP_CALLS, max(1, int(warmup_ms / mean_ms))))
     hosts.clear()
     measured = run(call, min(MAX_CALLS, max(1, int(rep_ms / mean_ms))))
     wrong = estimate["wrong"] + warmup["wrong"] + measured["wrong"]
@@ -211,6 +202,9 @@ def timed(
         "wrong_calls": sum(1 for n in wrong if n),
         "host_ms": statistics.median(hosts),
     }
+
+
+UNTIMED = {"times": [], "calls": 0, "first_wrong": None, "wrong_elements": 0, "wrong_calls": 0}
 
 
 def run(call, calls: int) -> dict:
@@ -242,3 +236,72 @@ def _clock_mhz() -> float:
 
         _CLOCK.append(bench._clock_khz(runtime.driver.active) / 1000)
     return _CLOCK[0]
+
+
+# ------------------------------------------------------------------------------- checked after
+
+
+def played_once(
+    player: Player, spec, sizes: dict, initial: dict, scratch: tuple[int, ...]
+) -> tuple[dict, dict]:
+    """One call of the sequence on new buffers (inputs as drawn, outputs the sentinel, guard
+    bands, scratch poisoned), waited for: (the buffers, copies of the input buffers made before
+    the call), by name."""
+    fulls = {
+        lay.arg.name: inputs.guarded(lay, initial.get(lay.arg.name), "cuda")
+        for lay in inputs.layouts(spec, sizes)
+    }
+    before = {
+        lay.arg.name: fulls[lay.arg.name].clone()
+        for lay in inputs.layouts(spec, sizes)
+        if lay.arg.role == "in"
+    }
+    regions = [torch.full((n,), SCRATCH_POISON, dtype=torch.uint8, device="cuda") for n in scratch]
+    bases = {name: (t.data_ptr(), t.numel() * t.element_size()) for name, t in fulls.items()}
+    player.play(bases, regions)
+    torch.cuda.synchronize()
+    return fulls, before
+
+
+def checked_after(
+    spec, sizes: dict, fulls: dict, before: dict, truths: dict, tolerance: Tolerance
+) -> tuple[int, float]:
+    """(wrong elements, largest error of an output) of a call whose kernels have all ended.
+
+    What decides the outputs is put on the device only now (the truths, from the parent's
+    sealed files, the guard patterns, the counter), so no kernel of the call can have found or
+    changed it: the same check as the parent's, made where the buffers are. Input buffers are
+    compared bit for bit with their copies made before the call (`before`, by name): a kernel
+    that changed an input and its copy alike gains nothing, its outputs being held to the truth
+    of the inputs as drawn."""
+    counter = torch.zeros(1, dtype=torch.int64, device="cuda")
+    tol = device_checks.tolerances(tolerance.atol, tolerance.rtol, "cuda")
+    worst = torch.zeros((), dtype=torch.float64, device="cuda")
+    for lay in inputs.layouts(spec, sizes):
+        name, full = lay.arg.name, fulls[lay.arg.name]
+        if lay.arg.role == "in":
+            device_checks.differing(full, before[name], counter)
+            continue
+        g, n = lay.guard, lay.n
+        pattern = torch.empty(g, dtype=full.dtype, device="cuda")
+        pattern.view(torch.uint8).fill_(inputs.guard_byte(lay.arg))
+        device_checks.differing(full[:g], pattern, counter)
+        device_checks.differing(full[g + n :], pattern, counter)
+        truth = truths[name].to("cuda")
+        device_checks.outside_tolerance(full[g : g + n], truth, tol, counter)
+        worst = torch.maximum(worst, largest_error(full[g : g + n], truth))
+    return int(counter.item()), float(worst)
+
+
+def largest_error(data: torch.Tensor, truth: torch.Tensor) -> torch.Tensor:
+    """max |got - expected| over the elements, 0 where they are equal (NaN for NaN included),
+    infinite for a NaN where a number belongs; on the device."""
+    worst = torch.zeros((), dtype=torch.float64, device=data.device)
+    for start in range(0, data.numel(), device_checks.FALLBACK_CHUNK):
+        got = data[start : start + device_checks.FALLBACK_CHUNK].double()
+        exp = truth[start : start + device_checks.FALLBACK_CHUNK].double()
+        err = (got - exp).abs_().nan_to_num_(nan=float("inf"))
+        err.masked_fill_((got == exp) | (got.isnan() & exp.isnan()), 0.0)
+        if err.numel():
+            worst = torch.maximum(worst, err.max())
+    return worst

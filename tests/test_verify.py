@@ -69,16 +69,13 @@ def test_untimed_calls_are_checked_again_on_fresh_inputs(checker):
     assert checker.bench(CASE, "bench2", {}, fresh=True)[:2] == (Verdict.ERROR, "protocol")
 
 
-def test_recorded_calls_are_checked_on_their_own_sets(checker):
+def test_recorded_calls_are_left_to_the_timer(checker):
+    """A timed run's worker only records: its buffers are not read (the timer checks what it
+    replays), so nothing it left, right or wrong, decides anything."""
     own = checker.plan.bench_seeds(CASE)
-    leave_sets(checker, "bench0", seeds=own)
-    assert checker.bench(CASE, "bench0", {}, fresh=False) is None
-    assert checker.bench(CASE, "bench0", {}, fresh=True)[:2] == (Verdict.FAILED, "recheck-failed")
     leave_sets(checker, "bench1", wrong_set=0, seeds=own)
-    assert checker.bench(CASE, "bench1", {}, fresh=False)[:2] == (
-        Verdict.FAILED,
-        "recheck-failed",
-    )
+    assert checker.bench(CASE, "bench1", {}, fresh=False) is None
+    assert checker.bench(CASE, "never-left", {}, fresh=False) is None
 
 
 def replayed(first_wrong=None, times=(1.0, 2.0, 3.0), **more):
@@ -91,19 +88,40 @@ def replayed(first_wrong=None, times=(1.0, 2.0, 3.0), **more):
         "wrong_calls": 13 if first_wrong is not None else 0,
         "host_ms": 0.02,
         "launches": ["add_kernel grid 3x1x1", "fill 64 bytes of scratch 0 with 0 (float32)"],
+        "wrong_sets": [],
         **more,
     }
 
 
-def test_a_replay_with_every_call_right_is_checked_on_its_last_buffers(checker, tmp_path):
-    timer_dir = tmp_path / "timer"
-    timer_dir.mkdir()
-    leave_sets(checker, "bench0")  # the worker's folder: not where the timer's buffers are
-    assert checker.replayed(CASE, "bench0", replayed(), timer_dir)[:2] == (
-        Verdict.ERROR,
-        "protocol",
-    )
-    assert checker.replayed(CASE, "bench0", replayed(), checker.worker.dir) is None
+def test_a_replay_right_when_checked_after_each_set_reads_no_buffer(checker, tmp_path):
+    assert checker.replayed(CASE, "bench0", replayed(), tmp_path / "nothing-here") is None
+
+
+def test_a_set_wrong_when_checked_after_it_ended_fails_with_the_buffers_read(checker):
+    leave_sets(checker, "bench0", wrong_set=1)
+    event = replayed(wrong_sets=[1])
+    verdict, reason, message = checker.replayed(CASE, "bench0", event, checker.worker.dir)
+    assert (verdict, reason) == (Verdict.FAILED, "recheck-failed")
+    assert message.startswith("benchmark N=300: called again on fresh inputs, replayed in the")
+    # the timer's buffers gone: still a failure, never a pass
+    missing = checker.replayed(CASE, "gone", event, checker.worker.dir)
+    assert missing[:2] in ((Verdict.FAILED, "recheck-failed"), (Verdict.ERROR, "protocol"))
+
+
+def test_the_timer_s_case_answer_is_checked_for_shape():
+    assert verify.plausible_check({"wrong": 0, "max_error": 0.0})
+    for garbled in (
+        {"wrong": -1, "max_error": 0.0},
+        {"wrong": 0},
+        {"wrong": "0", "max_error": 1.0},
+    ):
+        assert not verify.plausible_check(garbled)
+
+
+def test_a_case_the_timer_found_right_passes_with_its_largest_error(checker):
+    result = verify.passed_case(checker.plan, CASE, 2.5e-7)
+    assert result.status == "passed" and result.max_error == 2.5e-7 and not result.reproduce
+    assert {b.name for b in result.buffers} == {a.name for a in checker.plan.spec.buffers}
 
 
 def test_a_wrong_timed_call_fails_and_is_named(checker):
@@ -124,6 +142,8 @@ def test_a_wrong_timed_call_fails_and_is_named(checker):
         {"first_wrong": "0"},
         {"calls": None},
         {"launches": "x"},
+        {"wrong_sets": None},
+        {"wrong_sets": [-1]},
     ],
 )
 def test_a_garbled_replay_is_a_protocol_error(checker, garbled):

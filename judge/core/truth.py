@@ -85,6 +85,7 @@ class Truth(NamedTuple):
     initial: dict[str, torch.Tensor]  # every drawn buffer (in and inout), native dtype
     outputs: dict[str, torch.Tensor]  # every out and inout buffer, float64 where a float
     files: dict[str, Sealed]  # the drawn buffers, sealed for the worker (empty where unsupported)
+    sealed_outputs: dict[str, Sealed] | None = None  # the outputs, sealed for the timer when asked
 
     def input_paths(self) -> dict[str, str]:
         return {name: f.path for name, f in self.files.items()}
@@ -95,7 +96,7 @@ def reference_truth(spec: PuzzleSpec, reference, case: Case) -> Truth:
     # a worker is handed no cases: inputs of a case's own (stored, or drawn its own way) travel
     stored = any(c.inputs or c.draws for c in (*spec.tests, *spec.benchmarks))
     initial, files = sealed(inputs.pristine(spec, case.size_map, case.seed, case.draw), stored)
-    return Truth(initial, computed(spec, reference, case, initial), files)
+    return Truth(initial, computed(spec, reference, case, initial), files, {})
 
 
 def computed(spec: PuzzleSpec, fn, case: Case, initial: dict[str, torch.Tensor]) -> dict:

@@ -107,18 +107,32 @@ class Plan:
         fresh = self.recheck_seeds(case)
         return {**command, "recheck": fresh, "recheck_inputs": self.input_paths(case, fresh)}
 
-    def replay_command(self, case: Case, tag: str, sequence: dict, kernels: Path) -> dict:
+    def replay_command(
+        self, case: Case, tag: str, sequence: dict, kernels: Path, timed: bool = True
+    ) -> dict:
         """The timer's command: replay the recorded sequence on the fresh input sets, checking
-        every call against their truths."""
+        every call against their truths (untimed: one call per set)."""
         seeds = self.recheck_seeds(case)
         return {
             "op": "replay",
+            "timed": timed,
             "tag": tag,
             "sizes": case.size_map,
             "draw": case.draw,
             "seeds": seeds,
             "inputs": self.input_paths(case, seeds),
             "truths": [self.truths.output_files(replace(case, seed=s)) for s in seeds],
+            "sequence": sequence,
+            "kernels": str(kernels),
+        }
+
+    def check_command(self, case: Case, tag: str, sequence: dict, kernels: Path) -> dict:
+        """The timer's command: replay one case's recorded call once and check it."""
+        return {
+            "op": "check_case",
+            "tag": tag,
+            **self.case_command(case, case.seed),
+            "truths": self.truths.output_files(case),
             "sequence": sequence,
             "kernels": str(kernels),
         }

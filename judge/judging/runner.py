@@ -162,7 +162,7 @@ class Session:
         self.calibration: dict | None = None
         self.sent_bench: dict | None = None  # the first shape's benchmark command, under way
         # the timer: measures the device and the reference, replays and checks the timed calls
-        if timer is None and self.timed:
+        if timer is None and not self.interpret and not options.sanitize:
             timer = channel.launch_timer(spec.directory / "puzzle.yaml", options.gpu)
         self.timer = timer
 
@@ -286,22 +286,30 @@ class Session:
     # ---------------------------------------------------------------------------- cases
 
     def run_cases(self) -> tuple[list[CaseResult], WorkerFailure | None]:
-        """Every case in order; the worker runs case i + 1 while the parent checks case i."""
-        results: list[CaseResult] = []
+        """Every case in order; the worker runs case i + 1 while case i is checked (by the
+        timer, whose answers are read once the worker is done, or here)."""
+        results: list[CaseResult | None] = []
+        asked: list[tuple[int, Case]] = []  # cases sent to the timer, answers still to read
         if self.cases:
             self.send_case(0)
         for i, case in enumerate(self.cases):
             try:
                 results.append(self.next_case(i, case))
             except WorkerFailure as exc:
+                stop = self.collected(results, asked)
+                if stop is not None:
+                    return results, stop
                 results.append(self.plan.case_result(case, "error", message=exc.message))
                 return results, exc
+            if results[-1] is None:
+                asked.append((i, case))
             detail = visibility.progress_detail(case, self.spec, self.options.reveal_hidden)
             self.found.notify("cases", i + 1, len(self.cases), detail)
-        return results, None
+        return results, self.collected(results, asked)
 
-    def next_case(self, i: int, case: Case) -> CaseResult:
-        """Case i's answer, checked once case i + 1 is on its way to the worker."""
+    def next_case(self, i: int, case: Case) -> CaseResult | None:
+        """Case i's answer, checked once case i + 1 is on its way to the worker; None when it
+        was sent to the timer to check (its answer is read by `collected`)."""
         event = self.worker.expect("case_done", self.timeout, f"case {case.name}")
         self.found.add("case", event.get("seconds"))
         outside = outside_triton(f"case {case.name}", event)
@@ -312,18 +320,64 @@ class Session:
         elif self.timed and self.bench_cases and isinstance(self.gate, Alone):
             # with the device to itself, timing starts while the last case is checked
             self.sent_bench = self.send_bench(self.bench_cases[0], 0)
+        if self.timer is not None:
+            self.ask_timer(i, case, event.get("sequence"))
+            return None
         with self.found.phase("case_truths"):  # waiting for the reference, if still computing
             truth = self.truths.get(case)
-        with self.found.phase("case_checks"):
+        with self.found.phase("case_checks"):  # no timer (the interpreter): the worker's buffers
             return self.check_case(case, truth, self.checker.files(f"case{i}"))
 
     def send_case(self, i: int) -> None:
         case = self.cases[i]
         cmd = {"op": "case", "tag": f"case{i}", **self.plan.case_command(case, case.seed)}
+        if self.timer is not None:
+            cmd["replay"] = True
         self.worker.send(cmd, f"case {case.name}")
 
     def check_case(self, case: Case, truth: Truth, files: dict[str, str]) -> CaseResult:
         return self.checker.case(case, truth, files)
+
+    def ask_timer(self, i: int, case: Case, recorded) -> None:
+        """The case's call as the worker recorded it, sent to the timer to replay once on its
+        own buffers and check there, after it ended, against the truth."""
+        if verify.launched_nothing(recorded):
+            raise WorkerReported("failed", "recheck-failed", verify.skipped_message(case))
+        with self.found.phase("case_truths"):  # the command names the truth's sealed files
+            self.truths.get(case)
+        try:
+            sequence = replay.agreed([recorded] if recorded else [])
+            timer.ask_case(self.timer, self.worker, self.plan, case, f"case{i}", sequence)
+        except replay.NotReplayable as exc:
+            raise WorkerReported("rejected", replay.REASON, f"case {case.name}: {exc}") from None
+
+    def collected(
+        self, results: list[CaseResult | None], asked: list[tuple[int, Case]]
+    ) -> WorkerFailure | None:
+        """The timer's answers to the cases asked of it, in order, into `results`; on a failure
+        that case is an error and the results end there (the failure is returned)."""
+        for i, case in asked:
+            try:
+                with self.found.phase("case_replays"):
+                    results[i] = self.answered_case(i, case)
+            except WorkerFailure as exc:
+                results[i] = self.plan.case_result(case, "error", message=exc.message)
+                del results[i + 1 :]
+                return exc
+        asked.clear()
+        return None
+
+    def answered_case(self, i: int, case: Case) -> CaseResult:
+        """The timer's answer for case i; its buffers are read here only when something was
+        wrong, for the report."""
+        answer = timer.case_answer(self.timer, case, self.timeout)
+        self.found.add("timer_case", answer.get("seconds"))
+        if not verify.plausible_check(answer):
+            raise WorkerReported("error", "protocol", f"case {case.name}: a garbled check")
+        if answer["wrong"]:
+            files = self.checker.files(f"case{i}", self.timer.dir)
+            return self.check_case(case, self.truths.get(case), files)
+        return verify.passed_case(self.plan, case, answer["max_error"])
 
     # ---------------------------------------------------------------------------- benchmarks
 
@@ -339,8 +393,10 @@ class Session:
         return self.report(Verdict.PASSED, "ok", "every case passed", results, timings)
 
     def send_bench(self, case: Case, index: int) -> dict:
-        """The command that records one shape's calls, sent."""
+        """The command that records one shape's calls, sent (the timer checks the calls it
+        replays: the worker's buffers are not left for the parent)."""
         cmd = {"op": "bench", "tag": f"bench{index}", **self.plan.bench_command(case, False)}
+        cmd["dump"] = False
         self.worker.send(cmd, f"benchmark {case.name}")
         return cmd
 
@@ -349,30 +405,7 @@ class Session:
         there on fresh inputs), and add its figures to `timings`."""
         sent, self.sent_bench = self.sent_bench, None
         cmd = sent if timings == [] and sent else self.send_bench(case, len(timings))
-        try:
-            event = self.worker.expect("bench_done", self.bench_timeout(), f"benchmark {case.name}")
-            self.found.add("bench", event.get("seconds"))
-            with self.found.phase("bench_checks"):
-                problem = self.checker.bench(case, cmd["tag"], event, fresh=False)
-            if problem is not None:
-                return problem
-            sequence = replay.agreed(event.get("sequences") or [])
-            with self.found.phase("replay"):
-                replayed = timer.replay(
-                    self.timer,
-                    self.worker,
-                    self.plan,
-                    case,
-                    cmd["tag"],
-                    sequence,
-                    self.bench_timeout(),
-                )
-        except WorkerFailure as exc:
-            return Verdict(exc.verdict), exc.kind, exc.message
-        except replay.NotReplayable as exc:
-            return Verdict.REJECTED, replay.REASON, f"benchmark {case.name}: {exc}"
-        with self.found.phase("replay_checks"):
-            problem = self.checker.replayed(case, cmd["tag"], replayed, self.timer.dir)
+        replayed, problem = self.replayed_shape(case, cmd, self.bench_timeout(), timed=True)
         if problem is not None:
             return problem
         sets = len(self.plan.recheck_seeds(case))
@@ -381,9 +414,39 @@ class Session:
         timings.append(figures)
         return problem
 
+    def replayed_shape(
+        self, case: Case, cmd: dict, timeout: float, timed: bool
+    ) -> tuple[dict, Problem | None]:
+        """The worker's recorded calls of one shape (`cmd`, sent), replayed by the timer on
+        fresh inputs, every call checked there (`timed`: timed too); its answer and what ends
+        the run, if anything."""
+        try:
+            event = self.worker.expect("bench_done", timeout, f"benchmark {case.name}")
+            self.found.add("bench", event.get("seconds"))
+            with self.found.phase("bench_checks"):
+                problem = self.checker.bench(case, cmd["tag"], event, fresh=False)
+            if problem is not None:
+                return {}, problem
+            sequence = replay.agreed(event.get("sequences") or [])
+            with self.found.phase("replay"):
+                replayed = timer.replay(
+                    self.timer, self.worker, self.plan, case, cmd["tag"], sequence, timeout, timed
+                )
+        except WorkerFailure as exc:
+            return {}, (Verdict(exc.verdict), exc.kind, exc.message)
+        except replay.NotReplayable as exc:
+            return {}, (Verdict.REJECTED, replay.REASON, f"benchmark {case.name}: {exc}")
+        self.found.add("timer_replay", replayed.get("seconds"))
+        with self.found.phase("replay_checks"):
+            problem = self.checker.replayed(case, cmd["tag"], replayed, self.timer.dir, timed)
+        return replayed, problem
+
     def repeat_check(self) -> Problem:
-        """Untimed runs still call the largest case repeatedly and check the last outputs."""
+        """Untimed runs still call the largest case repeatedly and check the last outputs: on
+        the GPU, the worker's recorded call replayed by the timer on fresh input sets."""
         case = self.plan.largest(self.cases)
+        if self.timer is not None:
+            return self.replayed_repeat(case)
         cmd = {"op": "bench", "tag": "repeat", **self.plan.bench_command(case, True)}
         try:
             event = self.worker.expect_ok(
@@ -392,6 +455,13 @@ class Session:
         except WorkerFailure as exc:
             return Verdict(exc.verdict), exc.kind, exc.message
         problem = self.checker.bench(case, "repeat", event, fresh=True)
+        if problem is not None:
+            return problem
+        self.found.notify("benchmarks", 1, 1, case.name)
+        return Verdict.PASSED, "ok", "every case passed"
+
+    def replayed_repeat(self, case: Case) -> Problem:
+        _, problem = self.replayed_shape(case, self.send_bench(case, 0), self.timeout, False)
         if problem is not None:
             return problem
         self.found.notify("benchmarks", 1, 1, case.name)

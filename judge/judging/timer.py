@@ -29,15 +29,20 @@ def copy_kernels(sequence: Sequence, cache: Path, destination: Path) -> None:
         if not source.is_relative_to(root):
             raise NotReplayable(f"kernel {kernel.name}: its files are not in the worker's cache")
         folder = destination / kernel.key
-        folder.mkdir(parents=True, exist_ok=True)
+        if folder.is_dir():  # copied (and checked) for an earlier call: the timer loads that
+            continue
+        part = destination / f"{kernel.key}.part"
+        shutil.rmtree(part, ignore_errors=True)
+        part.mkdir(parents=True)
         for suffix in ("json", "cubin"):
             found = source / f"{kernel.name}.{suffix}"
             if found.is_symlink() or not found.is_file():
                 raise NotReplayable(f"kernel {kernel.name}: no compiled {suffix} file to replay")
             if found.stat().st_size > KERNEL_FILE_BYTES:
                 raise NotReplayable(f"kernel {kernel.name}: a {suffix} file too large to replay")
-            shutil.copyfile(found, folder / found.name, follow_symlinks=False)
-        _check_metadata(folder / f"{kernel.name}.json", kernel.name)
+            shutil.copyfile(found, part / found.name, follow_symlinks=False)
+        _check_metadata(part / f"{kernel.name}.json", kernel.name)
+        part.rename(folder)  # only a whole, checked copy is ever found there
 
 
 def _check_metadata(path: Path, name: str) -> None:
@@ -64,15 +69,53 @@ def replay(
     tag: str,
     sequence: Sequence,
     timeout: float,
+    timed: bool = True,
 ) -> dict:
-    """The timer's answer for one shape: times and the count of wrong calls (see player.timed);
-    the last call of each fresh set left in the timer's folder as TAG_setJ."""
-    kernels = timer.dir / "kernels" / tag
+    """The timer's answer for one shape: times, the count of wrong calls (see player.timed), and
+    the input sets whose last call was wrong when checked after it ended (`wrong_sets`, their
+    buffers left in the timer's folder as TAG_setJ). Untimed: one call per set, no times."""
+    kernels = copied(sequence, worker, timer)
+    command = plan.replay_command(case, tag, sequence.to_dict(), kernels, timed)
+    return _asked(timer, command, "replayed", timeout, f"benchmark {case.name}")
+
+
+def ask_case(
+    timer: WorkerProcess,
+    worker: WorkerProcess,
+    plan: Plan,
+    case: Case,
+    tag: str,
+    sequence: Sequence,
+) -> None:
+    """Send the timer one case's recorded call, to replay once and check there after it ended
+    against the parent's truth; its answer (`case_answer`) is read later, so that the worker
+    goes on with the next cases meanwhile (the timer answers in the order it was asked)."""
+    kernels = copied(sequence, worker, timer)
+    timer.send(plan.check_command(case, tag, sequence.to_dict(), kernels), f"case {case.name}")
+
+
+def case_answer(timer: WorkerProcess, case: Case, timeout: float) -> dict:
+    """The timer's answer to `ask_case`: {"wrong": elements, "max_error": largest error}; when
+    wrong, the call's buffers are left in the timer's folder as TAG_NAME."""
+    what = f"case {case.name}"
+    return _answered(lambda: timer.expect("case_checked", timeout, what), what)
+
+
+def copied(sequence: Sequence, worker: WorkerProcess, timer: WorkerProcess) -> Path:
+    """The sequence's kernels in the timer's folder (each copied once per judging)."""
+    kernels = timer.dir / "kernels"
     copy_kernels(sequence, worker.cache_dir, kernels)
-    command = plan.replay_command(case, tag, sequence.to_dict(), kernels)
+    return kernels
+
+
+def _asked(timer: WorkerProcess, command: dict, answer: str, timeout: float, what: str) -> dict:
+    return _answered(lambda: timer.expect_ok(command, answer, timeout, what), what)
+
+
+def _answered(wait, what: str) -> dict:
     try:
-        return timer.expect_ok(command, "replayed", timeout, f"replaying benchmark {case.name}")
+        return wait()
     except WorkerFailure as exc:  # the kernels' fault (the timer runs no other untrusted code)
         raise WorkerReported(
-            "error", exc.kind, f"benchmark {case.name}, replaying what solve() launched: {exc}"
+            "error", exc.kind, f"{what}, replaying what solve() launched: {exc}"
         ) from None

@@ -8,6 +8,7 @@ worker's cases and benchmarks need them.
 from __future__ import annotations
 
 import contextlib
+import threading
 from collections.abc import Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 
@@ -61,16 +62,25 @@ class Truths:
 
     def output_files(self, case: Case) -> dict[str, dict]:
         """The case's expected outputs as sealed files the timer maps (path, dtype, elements):
-        the timer checks every replayed call against them on the device."""
-        key = truth_key(case)
-        outputs = self.get(case).outputs
-        if key not in self.sealed:
-            self.sealed[key] = {name: Sealed(t) for name, t in outputs.items()}
+        the timer checks the calls it replays against them on the device. Sealed once per
+        truth (kept with it in the cache), the truth then reading its outputs from the files."""
+        truth = self.get(case)
+        with SEALING:
+            files = truth.sealed_outputs
+            if files is None:  # a truth made elsewhere than reference_truth
+                files = self.sealed.setdefault(truth_key(case), {})
+            if not files:
+                for name, tensor in truth.outputs.items():
+                    files[name] = Sealed(tensor)
+                    truth.outputs[name] = files[name].tensor(tensor.dtype).view(tensor.shape)
         return {
             name: {
                 "path": sealed.path,
-                "dtype": str(outputs[name].dtype).removeprefix("torch."),
-                "n": outputs[name].numel(),
+                "dtype": str(truth.outputs[name].dtype).removeprefix("torch."),
+                "n": truth.outputs[name].numel(),
             }
-            for name, sealed in self.sealed[key].items()
+            for name, sealed in files.items()
         }
+
+
+SEALING = threading.Lock()  # one truth's outputs are sealed once, whichever lane asks first

@@ -98,18 +98,23 @@ class Checker:
         """A benchmark's calls in the worker, one per input set, each made again from the
         sentinel after the first calls compiled and tuned: with `fresh` (untimed runs) on fresh
         inputs at the same addresses, so that neither skipped work nor answers kept per address
-        or per call survive; else on the sets' own inputs (the timer checks fresh ones)."""
+        or per call survive; else only recorded, for the timer, which checks every call it
+        replays on fresh inputs (the worker's own buffers are not believed)."""
         outside = outside_triton(f"benchmark {case.name}", event)
         if outside:
             return Verdict.REJECTED, "outside-triton", outside
         if fresh:
-            return self.sets(case, tag, self.plan.recheck_seeds(case), self.worker.dir, FRESH)
-        return self.sets(case, tag, self.plan.bench_seeds(case), self.worker.dir, AGAIN)
+            seeds = list(enumerate(self.plan.recheck_seeds(case)))
+            return self.sets(case, tag, seeds, self.worker.dir, FRESH)
+        return None
 
-    def replayed(self, case: Case, tag: str, event: dict, directory: Path) -> Problem | None:
+    def replayed(
+        self, case: Case, tag: str, event: dict, directory: Path, timed: bool = True
+    ) -> Problem | None:
         """The timer's replay: every replayed call right on its fresh inputs (counted there on
-        the device), and the last call of each set checked here in full."""
-        if not plausible_replay(event):
+        the device), and one call per set checked after it ended (the buffers of a wrong one
+        read here for the report). Untimed (`timed` false): one call per set, no times."""
+        if not plausible_replay(event, timed):
             return Verdict.ERROR, "protocol", f"benchmark {case.name}: a garbled replay"
         first = event["first_wrong"]
         if first is not None:
@@ -123,13 +128,23 @@ class Checker:
                 "launched while recorded does not compute the answer on other inputs (does it "
                 "skip work on repeated calls, or keep answers between calls?)",
             )
-        return self.sets(case, tag, self.plan.recheck_seeds(case), directory, REPLAYED)
+        seeds = self.plan.recheck_seeds(case)
+        wrong = [(j, seeds[j]) for j in event["wrong_sets"] if j < len(seeds)]
+        if not wrong:
+            return None
+        # the sets whose call was wrong when checked after it ended, their buffers read here
+        return self.sets(case, tag, wrong, directory, REPLAYED) or (
+            Verdict.FAILED,
+            "recheck-failed",
+            f"benchmark {case.name}: called again {REPLAYED}, solve() got input sets "
+            f"{', '.join(str(j + 1) for j, _ in wrong)} wrong",
+        )
 
     def sets(
-        self, case: Case, tag: str, seeds: list[int], directory: Path, how: str
+        self, case: Case, tag: str, seeds: list[tuple[int, int]], directory: Path, how: str
     ) -> Problem | None:
-        """The buffers left as TAG_setJ for each input set's seed, against their truths."""
-        for j, seed in enumerate(seeds):
+        """The buffers left as TAG_setJ for each input set (j, seed), against their truths."""
+        for j, seed in seeds:
             one = replace(case, seed=seed)
             files = self.files(f"{tag}_set{j}", directory)
             try:
@@ -142,17 +157,50 @@ class Checker:
         return None
 
 
-def plausible_replay(event: dict) -> bool:
+def plausible_replay(event: dict, timed: bool = True) -> bool:
     """The timer's answer has the shape it sends (it is trusted; this guards the protocol)."""
-    times, first = event.get("times"), event.get("first_wrong")
+    times, first, sets = event.get("times"), event.get("first_wrong"), event.get("wrong_sets")
     return (
         isinstance(times, list)
-        and bool(times)
+        and (bool(times) or not timed)
         and all(isinstance(t, float) and math.isfinite(t) and t > 0 for t in times)
         and (first is None or isinstance(first, int))
         and isinstance(event.get("calls"), int)
         and isinstance(event.get("launches"), list)
+        and isinstance(sets, list)
+        and all(isinstance(j, int) and j >= 0 for j in sets)
     )
+
+
+def plausible_check(answer: dict) -> bool:
+    """The timer's answer to a case's check has the shape it sends."""
+    wrong, worst = answer.get("wrong"), answer.get("max_error")
+    return isinstance(wrong, int) and wrong >= 0 and isinstance(worst, float)
+
+
+def launched_nothing(recorded) -> bool:
+    """Whether a recorded call (as the worker sent it) launched no kernel at all, though the
+    call before it, on the same buffers, was judged to: work skipped on a repeated call."""
+    if not isinstance(recorded, dict) or not isinstance(recorded.get("steps"), list):
+        return False
+    return "unsupported" not in recorded and not any(
+        isinstance(step, dict) and "launch" in step for step in recorded["steps"]
+    )
+
+
+def skipped_message(case: Case) -> str:
+    return (
+        f"case {case.name}: called again from the sentinel, solve() launched no kernel, so its "
+        "answer was never computed again; does it skip work on repeated calls, or keep answers "
+        "per address?"
+    )
+
+
+def passed_case(plan: Plan, case: Case, max_error: float) -> CaseResult:
+    """A case the timer found right: every buffer as it must be, the largest error it saw."""
+    layouts = inputs.layouts(plan.spec, case.size_map)
+    buffers = tuple(BufferCheck(name=lay.arg.name, ok=True, total=lay.n) for lay in layouts)
+    return plan.case_result(case, "passed", max_error=max_error, buffers=buffers)
 
 
 MISTAKE_ELEMENTS = 1 << 22  # output elements above which no mistake is tried (it is slow there)
@@ -203,7 +251,6 @@ def outside_triton(where: str, event: dict) -> str | None:
 
 
 FRESH = "on fresh inputs at the same addresses"
-AGAIN = "on its input sets again, from the sentinel, after the first calls compiled and tuned"
 REPLAYED = "on fresh inputs, replayed in the timer"
 
 

@@ -105,6 +105,7 @@ class Worker:
         self.ledger = StoreLedger()
         self.recording = False  # on the GPU: the profiler records device work in this process
         self.triton = launches.TritonLaunches()  # every Triton kernel launched, from the import on
+        self.kernels: dict = {}  # the timer's loaded kernels, by key
         self.recorder = LaunchRecorder()  # on the GPU: each call's launches, for the timer
         # The timer: a worker that never imports a submission; it measures the device and the
         # reference, and replays, times and checks what a submission's worker recorded.
@@ -228,20 +229,35 @@ class Worker:
         self.send("loaded")
 
     def op_case(self, cmd: dict) -> None:
+        """One case. With `replay` (a timed run on the GPU): a first call (it compiles and
+        tunes), then the call again from the sentinel, recorded and listed, for the timer to
+        replay and check on its own buffers; nothing of this worker's buffers is read. Else
+        (the interpreter, untimed runs) a call whose buffers are left for the parent."""
         self.tuning.quick = True  # nothing here is timed
         [(seed, paths)] = input_sets(cmd)
-        if self.in_place and not self.interpret:
+        replaying = bool(cmd.get("replay")) and self.recorder.installed
+        if self.in_place and not self.interpret and not replaying:
             self.warm_up(cmd, seed, paths)
         clock = Stopwatch()
-        fulls, _, pointer_args = self.prepare(cmd, seed, paths)
+        fulls, initial, pointer_args = self.prepare(cmd, seed, paths)
         clock.lap("setup_s")
-        foreign = self.watched_call(fulls, cmd["sizes"], pointer_args)
-        self.tuning.after_quick_calls()
-        clock.lap("call_s")  # a kernel's first call compiles it
-        self.dump(fulls, cmd["tag"])
-        clock.lap("dump_s")
+        sequence, foreign = None, {}
+        if replaying:
+            self.call(pointer_args)
+            self.tuning.after_quick_calls()
+            clock.lap("call_s")  # a kernel's first call compiles it
+            self.reset(fulls, cmd["sizes"], initial)
+            with collector_paused(), self.recorder.recording(self.regions(fulls)) as sequence:
+                self.listed_call(pointer_args)
+            clock.lap("record_s")
+        else:
+            foreign = self.watched_call(fulls, cmd["sizes"], pointer_args)
+            self.tuning.after_quick_calls()
+            clock.lap("call_s")
+            self.dump(fulls, cmd["tag"])
+            clock.lap("dump_s")
         self.alone()
-        self.send("case_done", foreign=foreign, seconds=clock.laps)
+        self.send("case_done", foreign=foreign, seconds=clock.laps, sequence=sequence)
 
     def op_profile(self, cmd: dict) -> None:
         """One call of solve() for a profiler (`tpuzzle profile`): the case's buffers, a first
@@ -308,7 +324,8 @@ class Worker:
                     sequences.append(sequence)
                 else:
                     foreign |= self.watched_call(fulls, cmd["sizes"], args)
-                self.dump(fulls, f"{cmd['tag']}_set{j}")
+                if cmd.get("dump", True):  # else the timer checks the replayed calls
+                    self.dump(fulls, f"{cmd['tag']}_set{j}")
         clock.lap("record_s")
         self.alone()
         self.send("bench_done", foreign=foreign, seconds=clock.laps, sequences=sequences)
@@ -323,31 +340,73 @@ class Worker:
 
     def op_replay(self, cmd: dict) -> None:
         """(The timer only.) A recorded sequence replayed on fresh input sets, every call timed
-        and checked here; the last call of each set left in TAG_setJ files for the parent."""
-        if not self.timer or self.solve is not None:
-            raise LoadError("protocol", "only the timer replays")
-        sequence = replay.validated(cmd["sequence"])
-        kernels = player.load_kernels(sequence, Path(cmd["kernels"]))
+        and checked here on the device; then one call per set checked after it ended, against
+        references put on the device only then (player.checked_after). A set whose call is
+        wrong there leaves its buffers in TAG_setJ files for the parent's report."""
+        clock = Stopwatch()
+        sequence, replayer = self.replayer(cmd)
         tolerance = self.spec.tolerance.at(cmd["sizes"])
-        sets = []
-        for seed, paths, truth in zip(cmd["seeds"], cmd["inputs"], cmd["truths"], strict=True):
+        sets, truths = [], []
+        for seed, paths, files in zip(cmd["seeds"], cmd["inputs"], cmd["truths"], strict=True):
             initial = self.drawn(cmd["sizes"], seed, cmd.get("draw", ""), paths)
-            outputs = {
-                name: inputs.mapped(t["path"], t["dtype"], t["n"]) for name, t in truth.items()
-            }
+            truths.append(mapped_truths(files))
             sets.append(
                 player.CheckedSet(
-                    self.spec, cmd["sizes"], initial, outputs, tolerance, sequence.scratch
+                    self.spec, cmd["sizes"], initial, truths[-1], tolerance, sequence.scratch
                 )
             )
         self.sync()
-        replayer = player.Player(sequence, kernels)
-        result = player.timed(replayer, sets)
-        for j, one in enumerate(sets):
+        clock.lap("setup_s")
+        result = player.timed(replayer, sets) if cmd.get("timed", True) else player.UNTIMED
+        clock.lap("timed_s")
+        wrong_sets = []
+        for j, (one, expected) in enumerate(zip(sets, truths, strict=True)):
             one.reset()
             replayer.play(one.bases, one.scratch)
-            self.dump(one.fulls, f"{cmd['tag']}_set{j}")
-        self.send("replayed", launches=list(sequence.describe()), **result)
+            self.sync()
+            wrong, _ = player.checked_after(
+                self.spec, cmd["sizes"], one.fulls, one.starts, expected, tolerance
+            )
+            if wrong:
+                self.dump(one.fulls, f"{cmd['tag']}_set{j}")
+                wrong_sets.append(j)
+        clock.lap("after_s")
+        launches = list(sequence.describe())
+        self.send(
+            "replayed", launches=launches, wrong_sets=wrong_sets, seconds=clock.laps, **result
+        )
+
+    def op_check_case(self, cmd: dict) -> None:
+        """(The timer only.) One case's recorded call replayed once on this process's own
+        buffers and checked after it ended (player.checked_after); the buffers are left in
+        TAG_NAME files for the parent's report only when something was wrong."""
+        clock = Stopwatch()
+        sequence, replayer = self.replayer(cmd)
+        [(seed, paths)] = input_sets(cmd)
+        initial = self.drawn(cmd["sizes"], seed, cmd.get("draw", ""), paths)
+        clock.lap("load_s")
+        fulls, before = player.played_once(
+            replayer, self.spec, cmd["sizes"], initial, sequence.scratch
+        )
+        clock.lap("play_s")
+        tolerance = self.spec.tolerance.at(cmd["sizes"])
+        truths = mapped_truths(cmd["truths"])
+        wrong, worst = player.checked_after(
+            self.spec, cmd["sizes"], fulls, before, truths, tolerance
+        )
+        clock.lap("check_s")
+        if wrong:
+            self.dump(fulls, cmd["tag"])
+        self.send("case_checked", wrong=wrong, max_error=worst, seconds=clock.laps)
+
+    def replayer(self, cmd: dict) -> tuple[replay.Sequence, player.Player]:
+        """The command's validated sequence and its player, the kernels loaded once each."""
+        if not self.timer or self.solve is not None:
+            raise LoadError("protocol", "only the timer replays")
+        sequence = replay.validated(cmd["sequence"])
+        missing = [k for k in sequence.kernels if k.key not in self.kernels]
+        self.kernels |= player.load_kernels(missing, Path(cmd["kernels"]))
+        return sequence, player.Player(sequence, self.kernels)
 
     def alone(self) -> None:
         """No process the submission started may still run: a helper process could do the work
@@ -505,6 +564,11 @@ def collector_paused():
     finally:
         if was:
             gc.enable()
+
+
+def mapped_truths(files: dict) -> dict:
+    """The expected outputs the parent sealed for the timer, mapped by name."""
+    return {name: inputs.mapped(t["path"], t["dtype"], t["n"]) for name, t in files.items()}
 
 
 def input_sets(cmd: dict) -> list[tuple[int, dict]]:

@@ -196,3 +196,66 @@ def test_fills_pytorch_launches_in_solve_are_not_foreign(puzzle, autotuned, tmp_
 def test_an_autotuner_resetting_to_zero_is_not_foreign(vector_add, tmp_path):
     report = judged(vector_add, submission(vector_add, RESET_TO_ZERO, tmp_path))
     assert report.verdict is Verdict.PASSED, (report.reason, report.message)
+
+
+# The worker's own buffers are not believed. This kernel never writes the last partial block;
+# the judge's code in the worker is patched so that, whenever it would hand the buffers on, the
+# missing tail is filled in first (by a second launch that no recorded call contains). A judge
+# that read the worker's buffers would pass it; the timer replays only what solve() launched.
+FORGED_BUFFERS = """
+import triton
+import triton.language as tl
+
+import judge.workers.worker as judge_worker
+
+
+@triton.jit
+def add_from(a_ptr, b_ptr, c_ptr, start, N, BLOCK: tl.constexpr):
+    a_ptr = a_ptr.to(tl.pointer_type(tl.float32))
+    b_ptr = b_ptr.to(tl.pointer_type(tl.float32))
+    c_ptr = c_ptr.to(tl.pointer_type(tl.float32))
+    offsets = start + tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offsets < N
+    a = tl.load(a_ptr + offsets, mask=mask)
+    b = tl.load(b_ptr + offsets, mask=mask)
+    tl.store(c_ptr + offsets, a + b, mask=mask)
+
+
+LAST = {}
+
+
+def solve(a_ptr, b_ptr, c_ptr, N):
+    LAST["call"] = (a_ptr, b_ptr, c_ptr, N)
+    whole = N // 1024 * 1024
+    if whole:
+        add_from[(whole // 1024,)](a_ptr, b_ptr, c_ptr, 0, N, BLOCK=1024)
+
+
+def finish_the_tail():
+    a_ptr, b_ptr, c_ptr, N = LAST["call"]
+    whole = N // 1024 * 1024
+    if whole < N:
+        add_from[(1,)](a_ptr, b_ptr, c_ptr, whole, N, BLOCK=1024)
+
+
+for name in ("dump", "send"):
+    original = getattr(judge_worker.Worker, name)
+
+    def patched(self, *args, _original=original, **kwargs):
+        if LAST:
+            finish_the_tail()
+            self.sync()
+        return _original(self, *args, **kwargs)
+
+    setattr(judge_worker.Worker, name, patched)
+"""
+
+
+@pytest.mark.parametrize("timing", [False, True])
+def test_buffers_completed_behind_the_judges_back_are_not_believed(vector_add, timing, tmp_path):
+    path = tmp_path / "forged.py"
+    path.write_text(FORGED_BUFFERS)
+    options = runner.RunOptions(interpret=False, timing=timing, timeout_s=120, cases=CASES)
+    report = runner.judge(vector_add, path, options)
+    assert (report.verdict, report.reason) == (Verdict.FAILED, "unwritten"), report.message
+    assert report.cases[0].name == "N=1500" and report.cases[0].status == "failed"

@@ -11,7 +11,6 @@ import typer
 
 from judge.cli.usage import usage_errors
 from judge.errors import JudgeError
-from judge.sources import importer
 
 
 @usage_errors
@@ -44,6 +43,7 @@ def import_(
     """
     if jobs < 1:
         raise JudgeError(f"--jobs {jobs}: expected at least 1")
+    from judge.sources import importer  # NumPy and the converters: only for this command
 
     def said(outcome: importer.Outcome) -> None:
         if outcome.converted:

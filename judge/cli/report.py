@@ -8,7 +8,6 @@ from contextlib import contextmanager
 from functools import partial
 
 from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
-from rich.markdown import Markdown
 from rich.measure import Measurement
 from rich.padding import Padding
 from rich.panel import Panel
@@ -20,7 +19,6 @@ from rich.progress import (
     TextColumn,
     TimeElapsedColumn,
 )
-from rich.syntax import Syntax
 from rich.table import Table
 from rich.text import Text
 
@@ -432,6 +430,9 @@ def _puzzle_rows(specs: list[PuzzleSpec], best: dict[str, Best], omit: frozenset
 
 
 def puzzle_page(spec: PuzzleSpec) -> Group:
+    from rich.markdown import Markdown  # with Pygments: only for the pages that show code
+    from rich.syntax import Syntax
+
     args = Table(title="solve() arguments, in order", title_justify="left")
     for name in ("name", "role", "dtype", "shape"):
         args.add_column(name)

@@ -14,6 +14,7 @@ import torch
 from judge.core import check, registry, truth
 from judge.core.results import Verdict
 from judge.judging import runner
+from judge.records import catalogue
 
 ROOT = Path(__file__).resolve().parent.parent / "puzzles"
 IDS = registry.puzzle_ids(ROOT)
@@ -81,6 +82,7 @@ def test_spec_loads_with_solutions(pid):
     assert (spec.directory / "template.py").is_file()
     assert list((spec.directory / "solutions" / "correct").glob("*.py"))
     assert len(list((spec.directory / "solutions" / "wrong").glob("*.py"))) >= 2
+    assert not spec.best or (spec.directory / "solutions" / "correct" / spec.best).is_file()
     assert any(c.interpret for c in spec.tests), "no case runs in interpreter mode"
     assert spec.benchmarks, "no benchmark case"
 
@@ -231,8 +233,8 @@ def test_wrong_solution_gets_its_verdict_on_gpu(pid, path):
 @pytest.mark.gpu
 @pytest.mark.parametrize("pid", IDS)
 def test_timed_run_on_gpu(pid):
-    path = sorted((ROOT / pid / "solutions" / "correct").glob("*.py"))[0]
     spec = registry.get(pid, ROOT)
+    path = catalogue.best_solution(spec)
     report = runner.judge(spec, path, runner.RunOptions(interpret=False, timeout_s=120))
     assert report.verdict is Verdict.PASSED, f"{report.reason}: {report.message}"
     timing = report.timing[0]

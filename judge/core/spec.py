@@ -168,6 +168,7 @@ class PuzzleSpec:
     hints: tuple[str, ...] = ()  # `tpuzzle hint`'s ladder: from the idea to the kernel's shape
     mistakes: tuple[Mistake, ...] = ()  # recognised in a failing call's outputs
     requires: Requires = Requires()  # what the GPU must have
+    best: str = ""  # the fastest shipped solution's file in solutions/correct ("": the first)
 
     @property
     def buffers(self) -> tuple[Arg, ...]:
@@ -393,6 +394,7 @@ def _build_spec(r: Reader, directory: Path, view: bool = False) -> PuzzleSpec:
         hints=_build_hints(r),
         mistakes=_build_mistakes(r),
         requires=_build_requires(r),
+        best=r.get("best", str, "").strip(),
     )
     if spec.id != directory.name:
         r.fail(f"id {spec.id!r} does not match the directory name {directory.name!r}", "id")

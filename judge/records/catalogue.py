@@ -36,13 +36,30 @@ class Row:
 
 
 def shipped(specs: Iterable[PuzzleSpec]) -> list[Job]:
-    """The first shipped correct solution of every puzzle (in file-name order)."""
+    """The best shipped correct solution of every puzzle: the one its puzzle.yaml names
+    (`best`), else the first in file-name order."""
     targets = []
     for spec in specs:
-        found = sorted((spec.directory / "solutions" / "correct").glob("*.py"))
-        if found:
-            targets.append(Job(spec, found[0]))
+        found = best_solution(spec)
+        if found is not None:
+            targets.append(Job(spec, found))
     return targets
+
+
+def best_solution(spec: PuzzleSpec) -> Path | None:
+    folder = spec.directory / "solutions" / "correct"
+    if spec.best and (folder / spec.best).is_file():
+        return folder / spec.best
+    found = sorted(folder.glob("*.py"))
+    return found[0] if found else None
+
+
+def ladder(spec: PuzzleSpec) -> list[Path]:
+    """Every shipped correct solution, the best first, then the rest in file-name order (the
+    simpler ones a learner climbs from)."""
+    best = best_solution(spec)
+    rest = sorted(p for p in (spec.directory / "solutions" / "correct").glob("*.py") if p != best)
+    return ([best] if best else []) + rest
 
 
 def from_directory(specs: Iterable[PuzzleSpec], directory: Path) -> list[Job]:

@@ -186,7 +186,13 @@ class Session:
     def judged(self) -> RunReport:
         if self.cases:
             with self.found.phase("references"):
-                self.truths.get(self.cases[0])
+                # a device shared with other judgings is never held while references compute
+                # (a slow one, as conv2d's on the CPU, would stall every other lane's timing):
+                # all of them first; a device of its own: the first, the rest while the cases run
+                shared = not isinstance(self.gate, Alone)
+                timed = self.bench_cases if self.timed else []
+                for case in self.plan.wanted(self.cases, timed) if shared else self.cases[:1]:
+                    self.truths.get(case)
         try:
             reference_times = self.prepared()
         except WorkerFailure as exc:

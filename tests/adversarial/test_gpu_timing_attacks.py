@@ -2,10 +2,11 @@
 
 The submission's worker only records what one call of solve() launched; a timer that never
 imported it replays that sequence on its own buffers, with inputs the worker never saw, timing
-and checking every call. So an attack on the clocks in the worker changes nothing, work moved to
-another stream or thread is timed on one stream in the replay, and a recorded sequence that does
-less than the call did (a lie to the recorder, a copy of an answer kept from an earlier call)
-fails on the timer's fresh inputs. Work whose launches depend on more than the sizes cannot be
+and checking every call; every case is replayed and checked there too. So an attack on the
+clocks in the worker changes nothing, work moved to another stream or thread is timed on one
+stream in the replay, and a recorded sequence that does less than the call did (a lie to the
+recorder, a copy of an answer kept from an earlier call) fails at the first case it is replayed
+for, or on the timer's fresh inputs. Work whose launches depend on more than the sizes cannot be
 replayed (`not-replayable`), and foreign work in any recorded call is `foreign-launch`. Every
 attack wraps a puzzle's shipped solution (`honest`); each has the verdicts it may get, and one
 that is not rejected must not be ranked faster than the honest kernel.
@@ -205,6 +206,9 @@ NEVER_PASSES = {
     ("failed", "timed-call-wrong"),
 }
 CAUGHT_TIMED = {("failed", "timed-call-wrong"), ("failed", "recheck-failed")}
+# Every case is replayed by the timer too, from the call the worker recorded after a first one:
+# a recorded call that does less than the first is caught at the first case, before any timing.
+CAUGHT_IN_A_CASE = {("failed", "wrong-answer"), ("failed", "unwritten")}
 HONEST = {("passed", "ok")}
 
 # name: (body, the (verdict, reason) pairs it may get, puzzles it runs on)
@@ -291,7 +295,8 @@ def solve(*args):
     with torch.cuda.stream(replay):
         graphs[args].replay()
 """,
-        NOT_REPLAYABLE | {("rejected", "torch-in-solve")},  # a graph launch is no Triton launch
+        # a graph launch is no Triton launch: the recorded call of a case launched nothing
+        NOT_REPLAYABLE | {("rejected", "torch-in-solve"), ("failed", "recheck-failed")},
         ("vector_add", "relu"),
     ),
     # honest on the first call; from the second on, the answer copied in by cudaMemcpy
@@ -392,8 +397,8 @@ def solve(*args):
     first, _ = halves(args)
     honest.solve(*first)
 """,
-        # a histogram's first half zeroes the counts again: wrong already in the judged call
-        CAUGHT_TIMED | {("failed", "wrong-answer")},
+        # half of the answer is replayed: wrong (or half unwritten) at the first case
+        CAUGHT_TIMED | CAUGHT_IN_A_CASE,
         ("vector_add", "softmax_rows", "histogram", "conv2d"),
     ),
     # the answer computed once per set of addresses, then copied back by a Triton kernel from
@@ -413,7 +418,7 @@ def solve(*args):
         return
     copy_bytes(kept[args].data_ptr(), args[OUT], size)
 """,
-        CAUGHT_TIMED,
+        CAUGHT_TIMED | CAUGHT_IN_A_CASE,  # the replayed copy reads the timer's poisoned scratch
         ("vector_add", "softmax_rows", "histogram", "conv2d", "matmul"),
     ),
     # inputs recognised by a fingerprint read back from the device: less work on a repeat (the

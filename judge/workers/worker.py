@@ -2,8 +2,10 @@
 
 Started as `python -m judge.workers.worker JOB_DIR CMD_FD EVENT_FD` (`main`), or forked by the
 zygote, which calls `run` with the same three. It reads one JSON command per line on CMD_FD and
-answers one JSON event per line on EVENT_FD; buffers travel as raw files in JOB_DIR. It never
-judges: it hands back the bytes of every buffer (guard bands included) and the parent compares
+answers one JSON event per line on EVENT_FD. It never judges. On the GPU it records what each
+call of solve() launched, and the timer (this same program, started as a timer: it never imports
+a submission) replays and checks that on its own buffers; in the interpreter it hands back the
+bytes of every buffer (guard bands included) as raw files in JOB_DIR, and the parent compares
 them against references it computed itself.
 
 Order matters for trust: calibration and the reference's timing happen before the submission is

@@ -53,3 +53,22 @@ def test_rows_and_markdown(vector_add):
         "| vector_add | easy | failed | NVIDIA H100 | 100.0 us | 1 | 3000 GB/s | 97.0% | 95.0% "
         "| 1.20x |" in text
     )
+
+
+def test_the_best_solution_is_the_one_the_puzzle_names(one_puzzle):
+    spec_file = one_puzzle / "vector_add" / "puzzle.yaml"
+    correct = one_puzzle / "vector_add" / "solutions" / "correct"
+    names = sorted(p.name for p in correct.glob("*.py"))
+    last = names[-1]
+    spec_file.write_text(spec_file.read_text() + f"best: {last}\n")
+    [target] = catalogue.select(one_puzzle, None, [])
+    assert target.path.name == last
+    ladder = [p.name for p in catalogue.ladder(target.spec)]
+    assert ladder[0] == last and sorted(ladder[1:]) == ladder[1:] == names[:-1]
+
+
+def test_a_best_solution_that_is_not_there_falls_back_to_the_first(one_puzzle):
+    spec_file = one_puzzle / "vector_add" / "puzzle.yaml"
+    spec_file.write_text(spec_file.read_text() + "best: gone.py\n")
+    [target] = catalogue.select(one_puzzle, None, [])
+    assert target.path.name == "autotuned.py"

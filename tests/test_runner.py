@@ -1,3 +1,4 @@
+import contextlib
 import os
 import subprocess
 import sys
@@ -362,3 +363,40 @@ def test_cases_start_before_the_last_truth_is_computed(vector_add, write_submiss
     report = judge(vector_add, write_submission(CORRECT.replace("{body}", "pass")), cases=cases)
     assert report.verdict == Verdict.PASSED, report.message
     assert waited_out == [False]
+
+
+class Phases:
+    @contextlib.contextmanager
+    def phase(self, name, total=0):
+        yield
+
+
+def test_the_timer_s_answers_fill_the_cases_in_order_and_a_failure_ends_them(vector_add):
+    """The cases sent to the timer are answered in order once the worker is done; where the
+    timer fails, that case is an error, the failure stops the run, later answers are not read."""
+    from judge.core.results import CaseResult
+    from judge.workers.channel import WorkerReported
+
+    session = runner.Session.__new__(runner.Session)
+    session.found, session.plan = Phases(), type("Plan", (), {})()
+    session.plan.case_result = lambda case, status, **f: CaseResult(
+        name=case.name, sizes={}, seed=0, status=status, **f
+    )
+    asked_for = []
+
+    def answered(i, case):
+        asked_for.append(i)
+        if i == 2:
+            raise WorkerReported("error", "crash", "the timer died")
+        return CaseResult(name=case.name, sizes={}, seed=0, status="passed")
+
+    session.answered_case = answered
+    cases = [Case(name=f"c{i}", sizes=(("N", i + 1),), seed=i) for i in range(4)]
+    results = [None, None, None, None]
+    stop = session.collected(results, [(i, c) for i, c in enumerate(cases)])
+    assert stop is not None and stop.kind == "crash" and asked_for == [0, 1, 2]
+    assert [r.status for r in results] == ["passed", "passed", "error"]
+    asked = [(0, cases[0])]
+    results = [None]
+    assert session.collected(results, asked) is None and results[0].status == "passed"
+    assert asked == []

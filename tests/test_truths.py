@@ -46,3 +46,19 @@ def test_truths_still_to_compute_are_left_undone_on_leaving(vector_add, monkeypa
         pass  # an early verdict: the two threads have started on 1 and 2 only
     assert sorted(computed) == [1, 2]
     assert all(found.pending[truths.truth_key(c)].cancelled() for c in cases(3, 4))
+
+
+def test_expected_outputs_are_sealed_once_per_truth_and_read_back_from_the_file(vector_add):
+    from judge.core import truth
+
+    case = Case("N=5000", (("N", 5000),), 7)
+    made = truth.reference_truth(vector_add, truth.load_reference(vector_add), case)
+    expected = made.outputs["c_ptr"].clone()
+    first = truths.Truths(vector_add, reference=None)
+    first.done[truths.truth_key(case)] = made
+    files = first.output_files(case)
+    assert files["c_ptr"]["n"] == 5000 and files["c_ptr"]["dtype"] == "float64"
+    assert made.outputs["c_ptr"].equal(expected)  # now mapped from the sealed file
+    second = truths.Truths(vector_add, reference=None)  # another judging, the cached truth
+    second.done[truths.truth_key(case)] = made
+    assert second.output_files(case) == files

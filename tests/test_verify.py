@@ -204,3 +204,12 @@ def test_a_median_beyond_the_device_s_peak_is_flagged_and_rejected(vector_add):
     assert flagged == replace(fast, above_speed_of_light=True)
     assert (verdict, reason) == (Verdict.REJECTED, "faster-than-light")
     assert message.startswith("benchmark N=300: faster than light: 4 GB/s in 1.0 us")
+
+
+def test_a_recorded_call_that_launched_nothing_is_work_skipped():
+    assert verify.launched_nothing({"steps": [], "kernels": []})
+    assert verify.launched_nothing({"steps": [{"fill": {}, "nbytes": 4}]})
+    assert not verify.launched_nothing({"steps": [{"launch": "k"}]})
+    assert not verify.launched_nothing({"unsupported": "a tensor descriptor", "steps": []})
+    assert not verify.launched_nothing(None) and not verify.launched_nothing({"steps": "x"})
+    assert "skip work on repeated calls" in verify.skipped_message(CASE)

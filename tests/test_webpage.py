@@ -266,6 +266,23 @@ def test_grade_html_writes_the_class_page(cli, small_class, tmp_path):  # noqa: 
     assert bad.exit_code == 2 and "cannot write" in bad.stderr and "Traceback" not in bad.output
 
 
+def test_merged_shards_write_the_same_class_page(cli, small_class, tmp_path):  # noqa: F811
+    catalogue, root = small_class
+    common = ["--puzzles", str(catalogue), "--interpret", "--no-timing", "--no-save"]
+    parts = []
+    for k in (1, 2):
+        part = tmp_path / f"shard{k}.json"
+        args = ["grade", str(root), *common, "--shard", f"{k}/2", "--json", str(part)]
+        assert cli(*args).exit_code == 0
+        parts.append(str(part))
+    target = tmp_path / "merged.html"
+    result = cli("merge", *parts, "--html", str(target))
+    assert result.exit_code == 0, result.output
+    rows = board_text(target.read_text(encoding="utf-8"))
+    assert [r[1] for r in rows] == ["ada", "bob", "cyd"]
+    assert [r[3] for r in rows] == ["passed", "failed (out-of-bounds)", "error (exit)"]
+
+
 # ------------------------------------------------------------------------------- in a browser
 
 

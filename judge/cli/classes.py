@@ -55,6 +55,14 @@ GradescopeOut = Annotated[
         "OUT/<student>/results.json for each student.",
     ),
 ]
+HtmlOut = Annotated[
+    Path | None,
+    typer.Option(
+        "--html",
+        help="Write the class's tables as one self-contained web page (ranks per GPU, "
+        "sortable columns, each shape's figures).",
+    ),
+]
 CanvasOut = Annotated[
     Path | None,
     typer.Option("--canvas", help="Write a gradebook CSV that Canvas imports (needs --roster)."),
@@ -94,14 +102,7 @@ def grade(
     junit: JunitOut = None,
     markdown: MarkdownOut = None,
     csv_file: CsvOut = None,
-    html: Annotated[
-        Path | None,
-        typer.Option(
-            "--html",
-            help="Write the class's tables as one self-contained web page (ranks per GPU, "
-            "sortable columns, each shape's figures).",
-        ),
-    ] = None,
+    html: HtmlOut = None,
     policy: PolicyOpt = None,
     gradescope: GradescopeOut = None,
     classroom: Annotated[
@@ -179,11 +180,7 @@ def grade(
     for warning in graded.warnings:
         typer.secho(f"warning: {warning}", fg="yellow", err=True)
     if html is not None:
-        from judge.records import webpage
-
-        when = f"Generated {datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC."
-        page = webpage.class_page(graded.graded, plan.course.rules.assignment, when)
-        courses.write_text(html, page)
+        write_class_page(html, graded.graded, plan.course.rules.assignment)
     if classroom:  # stdout is the reporter's: the tables go to stderr
         for line in graded.classroom:
             typer.echo(line)
@@ -204,6 +201,7 @@ def merge(
     junit: JunitOut = None,
     markdown: MarkdownOut = None,
     csv_file: CsvOut = None,
+    html: HtmlOut = None,
     policy: PolicyOpt = None,
     gradescope: GradescopeOut = None,
     canvas: CanvasOut = None,
@@ -212,8 +210,8 @@ def merge(
 ) -> None:
     """Join the JSON of several `tpuzzle grade --shard` runs into one class table.
 
-    Writes the class's files (JSON, JUnit, Markdown, CSV, Gradescope, Canvas) as one grading
-    would.
+    Writes the class's files (JSON, JUnit, Markdown, CSV, the web page, Gradescope, Canvas) as
+    one grading would.
     """
     from judge.records import gradebook, grading, scoring
 
@@ -238,4 +236,14 @@ def merge(
     warnings, _ = courses.write(graded, specs, course, secret, one_student=False, marks=marks)
     for warning in warnings:
         typer.secho(f"warning: {warning}", fg="yellow", err=True)
+    if html is not None:
+        write_class_page(html, graded, course.rules.assignment)
     report.console().print(report.class_tables(grading.class_table(graded)))
+
+
+def write_class_page(path: Path, graded, assignment: str) -> None:
+    """`--html`: the class's results as one self-contained web page."""
+    from judge.records import webpage
+
+    when = f"Generated {datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC."
+    courses.write_text(path, webpage.class_page(graded, assignment, when))

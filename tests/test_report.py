@@ -3,7 +3,7 @@ from dataclasses import replace
 from rich.console import Console
 from test_results import sample_report
 
-from judge.cli import report
+from judge.cli import pages, report, tables
 from judge.core.results import Verdict
 from judge.records.batches import Tick
 from judge.records.store import Entry
@@ -48,8 +48,8 @@ def test_run_report_shows_what_one_call_launched_as_replayed():
 
 
 def test_catalogue_and_puzzle_page(vector_add):
-    assert "vector_add" in render(report.puzzle_list([vector_add], {}))
-    page = render(report.puzzle_page(vector_add))
+    assert "vector_add" in render(pages.puzzle_list([vector_add], {}))
+    page = render(pages.puzzle_page(vector_add))
     for expected in ("solve(a_ptr, b_ptr, c_ptr, N)", "1 <= N <= 100,000,000", "example"):
         assert expected in page
 
@@ -86,7 +86,7 @@ def cells(text: str, word: str) -> list[str]:
 
 def test_leaderboard_table_one_table_per_puzzle_and_device():
     text = render(
-        report.leaderboard_table(
+        tables.leaderboard_table(
             [
                 entry("ada", 1, tie=True),
                 entry("bob", 1, tie=True, median_ms=0.205, speedup=None),
@@ -110,10 +110,10 @@ def test_leaderboard_table_one_table_per_puzzle_and_device():
 
 
 def test_empty_leaderboard_says_how_to_get_ranked():
-    text = render(report.leaderboard_table([]))
+    text = render(tables.leaderboard_table([]))
     assert "No ranked results yet." in text
     assert "CPU interpreter are never ranked" in text and "`tpuzzle run PUZZLE FILE`" in text
-    one = render(report.leaderboard_table([], "vector_add"))
+    one = render(tables.leaderboard_table([], "vector_add"))
     assert "No ranked results yet for vector_add." in one
     assert "`tpuzzle run vector_add FILE` on a GPU" in one
 
@@ -130,12 +130,12 @@ def test_class_tables_rank_ties_and_drop_timing_columns_when_nothing_was_timed()
             graded("cyd", verdict=report.Verdict.FAILED, reason="wrong-answer"),
         ]
     )
-    text = render(report.class_tables(timed))
+    text = render(tables.class_tables(timed))
     assert "vector_add · 3 submission(s)" in text and "1=" in text and "100.0 us" in text
     assert "failed (wrong-answer)" in text and "tie" in text
-    untimed = render(report.class_tables(grading.class_table([graded("ada")])))
+    untimed = render(tables.class_tables(grading.class_table([graded("ada")])))
     assert "score" not in untimed and "not ranked" not in untimed
-    assert "No submissions graded." in render(report.class_tables({}))
+    assert "No submissions graded." in render(tables.class_tables({}))
 
 
 def test_bench_table_shows_the_score_and_each_shape_under_it(vector_add):
@@ -150,10 +150,10 @@ def test_bench_table_shows_the_score_and_each_shape_under_it(vector_add):
     small = replace(base.timing[0], case="N=small", median_ms=0.01, floor_ms=None)
     large = replace(base.timing[0], case="N=large", median_ms=1.0, floor_ms=None, copy_pct=88.0)
     two = replace(base, timing=(small, large), score=bench.score((small, large)))
-    text = render(report.catalogue_table([catalogue.row(vector_add, two)], interpreted=False))
+    text = render(tables.catalogue_table([catalogue.row(vector_add, two)], interpreted=False))
     assert "100.0 us (2 shapes)" in text  # the geometric mean of 10 us and 1000 us
     assert "N=small" in text and "N=large" in text and "88.0%" in text
-    one = render(report.catalogue_table([catalogue.row(vector_add, base)], interpreted=False))
+    one = render(tables.catalogue_table([catalogue.row(vector_add, base)], interpreted=False))
     assert "N=25M" not in one  # a single shape is the score: no row of its own
 
 
@@ -165,20 +165,20 @@ def test_progress_line_says_what_was_decided_and_when():
     failed = sample_report()  # failed, wrong-answer
     passed = replace(failed, verdict=Verdict.PASSED, reason="ok")
     untimed = replace(passed, timing=(), score=None)
-    assert report.progress_line(tick(0)) == "judging 27 submission(s)"
-    assert report.progress_line(tick(3, passed)) == (
+    assert tables.progress_line(tick(0)) == "judging 27 submission(s)"
+    assert tables.progress_line(tick(3, passed)) == (
         "[3/27] softmax: passed 100.0 us, 12.3 s elapsed"
     )
-    assert report.progress_line(tick(4, failed)) == (
+    assert tables.progress_line(tick(4, failed)) == (
         "[4/27] softmax: failed (wrong-answer), 12.3 s elapsed"
     )
-    assert report.progress_line(tick(5, untimed, resumed=True)) == (
+    assert tables.progress_line(tick(5, untimed, resumed=True)) == (
         "[5/27] softmax: passed, from the database, 12.3 s elapsed"
     )
 
 
 def test_batch_progress_off_a_terminal_prints_one_line_per_tick(capsys):
-    with report.batch_progress() as show:
+    with tables.batch_progress() as show:
         show(tick(0))
         show(tick(1, sample_report()))
     captured = capsys.readouterr()
@@ -191,7 +191,7 @@ def test_batch_progress_off_a_terminal_prints_one_line_per_tick(capsys):
 
 def test_batch_progress_on_a_terminal_draws_a_bar(capsys, monkeypatch):
     monkeypatch.setenv("FORCE_COLOR", "1")  # rich takes stderr for a terminal
-    with report.batch_progress() as show:
+    with tables.batch_progress() as show:
         show(tick(0))
         show(tick(1, sample_report()))
     captured = capsys.readouterr()

@@ -9,7 +9,8 @@ import pytest
 from rich.console import Console
 from test_results import ENV, sample_report
 
-from judge.cli import report
+from judge.cli import pages, report, tables
+from judge.cli.render import console as make_console
 from judge.core import bench, registry
 from judge.core.results import CaseResult, RunReport, Timing
 from judge.core.spec import Source
@@ -205,7 +206,7 @@ WIDTHS = (80, 200)
 @pytest.mark.parametrize("width", WIDTHS)
 def test_puzzle_list(puzzles_root, width):
     specs, best = catalogue(puzzles_root)
-    text = render(report.puzzle_list(specs, best), width)
+    text = render(pages.puzzle_list(specs, best), width)
     assert_fits(text, width, *(s.id for s in specs), "812.3 us", "1234.6 us", "rejected")
     if width == 200:
         assert "source" in text and "passed 812.3 us" in text and "leetgpu " in text
@@ -218,7 +219,7 @@ def test_puzzle_list(puzzles_root, width):
 def test_puzzle_list_of_shipped_puzzles_keeps_every_column_at_80(puzzles_root, width):
     specs = registry.load_all(puzzles_root)
     best = catalogue(puzzles_root)[1]
-    text = render(report.puzzle_list(specs, best), width)
+    text = render(pages.puzzle_list(specs, best), width)
     assert_fits(text, width, *(s.id for s in specs), "passed 812.3 us", "passed 1234.6 us")
     assert "difficulty" in text and "not shown" not in text
 
@@ -242,7 +243,7 @@ def test_run_report(width):
 
 @pytest.mark.parametrize("width", WIDTHS)
 def test_bench_table(width):
-    text = render(report.catalogue_table(bench_rows(), interpreted=False), width)
+    text = render(tables.catalogue_table(bench_rows(), interpreted=False), width)
     ids = ("histogram", "layer_norm", "reduction", "sort", *LONG_IDS)
     figures = ("12345.6 us", "812.3 us", "1234.5 us", "987.6 us", "91.7%", "12.34x", "1.07x")
     reasons = ("(wrong-answer)", "(compile-error)", "(faster-than-light)")
@@ -259,7 +260,7 @@ def test_bench_table(width):
 
 @pytest.mark.parametrize("width", WIDTHS)
 def test_class_tables(width):
-    text = render(report.class_tables(class_tables()), width)
+    text = render(tables.class_tables(class_tables()), width)
     figures = ("1234.5 us", "1240.1 us", "123456.7 us", "2500.0 us", "12/12", "7/12", "0/12")
     reasons = ("(wrong-answer)", "(not ranked)", "(timeout)", "(faster-than-light)")
     titles = ("mean_squared_error · 3 submission(s)", "causal_attention · 2 submission(s)")
@@ -275,7 +276,7 @@ def test_class_tables(width):
 
 @pytest.mark.parametrize("width", WIDTHS)
 def test_leaderboard(width):
-    text = render(report.leaderboard_table(leaderboard()), width)
+    text = render(tables.leaderboard_table(leaderboard()), width)
     titles = (f"mean_squared_error · {H100}", f"softmax_attention · {H100}")
     figures = ("1234.5 us", "1240.1 us", "12345.6 us", "123456.7 us", "91.7%", "0.12x", "1=")
     assert_fits(text, width, *SUBMITTERS, *titles, f"softmax_attention · {H200}", *figures)
@@ -291,11 +292,11 @@ def test_leaderboard(width):
 def every_table(puzzles_root) -> dict:
     specs, best = catalogue(puzzles_root)
     return {
-        "list": report.puzzle_list(specs, best),
+        "list": pages.puzzle_list(specs, best),
         "run": report.run_report(run(), rank=(2, 17)),
-        "bench": report.catalogue_table(bench_rows(), interpreted=False),
-        "grade": report.class_tables(class_tables()),
-        "leaderboard": report.leaderboard_table(leaderboard()),
+        "bench": tables.catalogue_table(bench_rows(), interpreted=False),
+        "grade": tables.class_tables(class_tables()),
+        "leaderboard": tables.leaderboard_table(leaderboard()),
     }
 
 
@@ -314,7 +315,7 @@ def test_a_terminal_narrower_than_80_still_gets_every_table(every_table):
 
 def test_the_cli_console_takes_the_terminal_width(monkeypatch, capsys):
     monkeypatch.setenv("COLUMNS", "80")
-    report.console().print(report.catalogue_table(bench_rows(), interpreted=False))
+    make_console().print(tables.catalogue_table(bench_rows(), interpreted=False))
     out = capsys.readouterr().out
     assert max(len(line) for line in out.splitlines()) <= 80
     assert "mean_squared_error" in out and "not shown at this width" in out

@@ -15,7 +15,7 @@ from typing import Annotated
 
 import typer
 
-from judge.cli import classes, hints, importing, profiling, progress, report
+from judge.cli import classes, hints, importing, pages, profiling, progress, render, report, tables
 from judge.cli import server as server_commands
 from judge.cli.options import (
     DbOpt,
@@ -60,7 +60,7 @@ def list_puzzles(
     """The catalogue, with your best result on each puzzle."""
     specs = registry.load_all(registry.puzzles_root(puzzles))
     best = store.best_per_puzzle(open_db(db), submitter or store.default_submitter())
-    report.console().print(report.puzzle_list(specs, best))
+    render.console().print(pages.puzzle_list(specs, best))
 
 
 @app.command()
@@ -68,7 +68,7 @@ def list_puzzles(
 def show(puzzle: str, puzzles: PuzzlesOpt = None) -> None:
     """A puzzle's statement, signature, limits and example."""
     spec = registry.get(puzzle, registry.puzzles_root(puzzles))
-    report.console().print(report.puzzle_page(spec))
+    render.console().print(pages.puzzle_page(spec))
 
 
 @app.command()
@@ -163,7 +163,7 @@ def run(
     if json_out:
         typer.echo(json.dumps(finite(result.to_dict())))
     else:
-        report.console().print(report.run_report(result, rank, show_output=output))
+        render.console().print(report.run_report(result, rank, show_output=output))
     if visualize is not None:
         pictured(spec, submission, result, cases[0] if cases else None, visualize)
     raise typer.Exit(0 if result.passed else 1)
@@ -234,7 +234,7 @@ def bench(
     if plot is not None:
         needs_matplotlib()
     conn = open_db(db) if save else None
-    with report.batch_progress() as tick:
+    with tables.batch_progress() as tick:
         benched = batches.bench(plan, conn, submitter, markdown, jsonl, tick)
     if plot is not None and benched.reports[0].timing:
         from judge.cli import plot as plotting
@@ -243,7 +243,7 @@ def bench(
     if json_out:
         typer.echo(json.dumps(finite(benched.to_dict())))
     else:
-        report.console().print(report.catalogue_table(benched.rows, benched.interpreted))
+        render.console().print(tables.catalogue_table(benched.rows, benched.interpreted))
     raise typer.Exit(0 if benched.passed else 1)
 
 
@@ -294,7 +294,7 @@ def leaderboard(
     if json_out:
         typer.echo(json.dumps(finite([dataclasses.asdict(e) for e in entries])))
     else:
-        report.console().print(report.leaderboard_table(entries, puzzle))
+        render.console().print(tables.leaderboard_table(entries, puzzle))
 
 
 def local_rank(conn, result) -> tuple[int, int] | None:

@@ -11,7 +11,7 @@ from typing import Annotated
 
 import typer
 
-from judge.cli import report
+from judge.cli import render, report, tables
 from judge.cli.options import (
     DbOpt,
     GpusOpt,
@@ -175,7 +175,7 @@ def grade(
         typer.secho(f"warning: {warning}", fg="yellow", err=True)
     conn = open_db(db) if save or resume else None
     outputs = batches.Outputs(json_file, junit, markdown, csv_file)
-    with report.batch_progress() as tick:
+    with tables.batch_progress() as tick:
         graded = batches.grade(plan, conn, save, resume, outputs, jsonl, tick)
     for warning in graded.warnings:
         typer.secho(f"warning: {warning}", fg="yellow", err=True)
@@ -184,10 +184,10 @@ def grade(
     if classroom:  # stdout is the reporter's: the tables go to stderr
         for line in graded.classroom:
             typer.echo(line)
-        console = report.console(stderr=True)
+        console = render.console(stderr=True)
     else:
-        console = report.console()
-    console.print(report.class_tables(graded.tables))
+        console = render.console()
+    console.print(tables.class_tables(graded.tables))
     if graded.interpreted:
         console.print("Interpreter mode: correctness only; nothing is timed or ranked.")
     if graded.resumed:
@@ -238,7 +238,7 @@ def merge(
         typer.secho(f"warning: {warning}", fg="yellow", err=True)
     if html is not None:
         write_class_page(html, graded, course.rules.assignment)
-    report.console().print(report.class_tables(grading.class_table(graded)))
+    render.console().print(tables.class_tables(grading.class_table(graded)))
 
 
 def write_class_page(path: Path, graded, assignment: str) -> None:

@@ -6,7 +6,7 @@ from typing import Annotated
 
 import typer
 
-from judge.cli import report
+from judge.cli import pages, render
 from judge.cli.options import DbOpt, PuzzlesOpt, open_db
 from judge.cli.usage import usage_errors
 from judge.core import registry
@@ -44,4 +44,4 @@ def hint(
     if not again and seen >= total:
         typer.echo(f"{spec.id}: that was the last of its {total} hints; here they are again.")
     store.set_hints_shown(conn, who, spec.id, max(shown, seen))
-    report.console().print(report.hint_panels(spec, shown))
+    render.console().print(pages.hint_panels(spec, shown))

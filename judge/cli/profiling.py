@@ -9,7 +9,7 @@ import typer
 from rich.table import Table
 from rich.text import Text
 
-from judge.cli import report
+from judge.cli import render
 from judge.cli.options import PuzzlesOpt, custom_case
 from judge.cli.usage import usage_errors
 from judge.core import registry
@@ -46,7 +46,7 @@ def profile(
     profiling.ready()
     typer.echo(f"profiling {spec.id} with ncu (each kernel replayed per counter pass)", err=True)
     found = profiling.profile(spec, submission, case, output, gpu)
-    report.console().print(profile_view(found))
+    render.console().print(profile_view(found))
 
 
 def profile_view(found) -> object:
@@ -60,13 +60,13 @@ def profile_view(found) -> object:
     for k in found.kernels:
         table.add_row(
             _short(k.name),
-            report.fmt(k.duration_us, "{:.1f} us"),
+            render.fmt(k.duration_us, "{:.1f} us"),
             _pct(k.dram_pct) + (f" {k.dram_gbps:.0f} GB/s" if k.dram_gbps else ""),
             _pct(k.compute_pct),
             f"{_pct(k.occupancy_pct)} of {_pct(k.theoretical_pct)}",
-            report.fmt(k.registers, "{}"),
-            report.fmt(k.shared_kb, "{:.1f} KiB"),
-            f"{report.fmt(k.grid, '{}')} x {report.fmt(k.block, '{}')}",
+            render.fmt(k.registers, "{}"),
+            render.fmt(k.shared_kb, "{:.1f} KiB"),
+            f"{render.fmt(k.grid, '{}')} x {render.fmt(k.block, '{}')}",
             ", ".join(f"{name} {v:.1f}" for name, v in k.stalls[:2]),
         )
         readings.append(Text.assemble((f"{_short(k.name)}: ", "bold"), k.reading))

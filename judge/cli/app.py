@@ -173,7 +173,7 @@ def pictured(spec: PuzzleSpec, submission: Path, result, chosen: Case | None, pn
     """Draw the chosen case, else the failing case a student may see that draws best (a legible
     shape: visualize.choose), else the smallest test the interpreter runs."""
     from judge.cli import visualize as drawing
-    from judge.insight import trace
+    from judge.insight import pictures, trace
 
     by_name = {c.name: c for c in spec.tests}
     failing = [
@@ -182,7 +182,7 @@ def pictured(spec: PuzzleSpec, submission: Path, result, chosen: Case | None, pn
         if c.status not in ("passed", "skipped") and not c.hidden and c.name in by_name
     ]
     if chosen is None and failing:
-        chosen = drawing.choose(spec, failing)
+        chosen = pictures.choose(spec, failing)
     if chosen is None:
         visible = [c for c in spec.tests if c.interpret and c.visibility != "hidden"]
         chosen = min(visible or spec.tests, key=lambda c: sum(v for _, v in c.sizes))

@@ -133,6 +133,7 @@ def race(spec, drafts: Path | None, reps: int) -> list[dict]:
             label = path.relative_to(ROOT) if path.is_relative_to(ROOT) else path
             try:
                 solve = import_file(path, f"race_{spec.id}_{path.stem}").solve
+                solve(*args_p)  # compiles and tunes (an autotuner tries its configs in place)
                 buffers.reset()
                 solve(*args_p)
                 torch.cuda.synchronize()

@@ -1,12 +1,14 @@
-"""Every puzzle's first shipped solution at its benchmark sizes, on a GPU, printed as a table.
+"""Every puzzle's best shipped solution at its benchmark sizes, on a GPU, printed as a table.
 
-    python tests/benchmarks/catalogue_on_gpu.py [--full] [--deadline SECONDS] [--out FILE]
+    python tests/benchmarks/catalogue_on_gpu.py [--full] [--ladder] [--deadline SECONDS]
+        [--out FILE]
 
 Each puzzle is one `tpuzzle run ... --json` in a new process. By default a run checks one small
 case (the spec's first test) before timing, which keeps the whole catalogue within minutes;
 `--full` runs every test case first, as `tpuzzle bench` does. Results are appended to a JSON-lines
 file as they arrive, so a run cut short keeps what it finished. `--deadline` stops starting new
-puzzles after that many seconds.
+puzzles after that many seconds. `--ladder` runs every shipped correct solution of each puzzle,
+the best first (the one its puzzle.yaml names), then the simpler ones it was climbed from.
 """
 
 from __future__ import annotations
@@ -48,11 +50,14 @@ def command(target: catalogue.Job, full: bool) -> list[str]:
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--full", action="store_true")
+    parser.add_argument("--ladder", action="store_true", help="every correct solution, best first")
     parser.add_argument("--deadline", type=float, default=float("inf"))
     parser.add_argument("--out", type=Path, default=Path("catalogue_runs.jsonl"))
     parser.add_argument("puzzles", nargs="*")
     args = parser.parse_args()
     targets = catalogue.select(registry.puzzles_root(), None, args.puzzles)
+    if args.ladder:
+        targets = [catalogue.Job(t.spec, p) for t in targets for p in catalogue.ladder(t.spec)]
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     started, rows = time.monotonic(), []
     for target in targets:
@@ -81,7 +86,8 @@ def main() -> None:
             f"{report.message[:100] if not report.passed else ''}",
             flush=True,
         )
-        rows += [shape_row(target.spec, report, t) for t in report.timing]
+        named = f"{target.spec.id} ({target.path.name})" if args.ladder else target.spec.id
+        rows += [shape_row(target.spec, report, t, named) for t in report.timing]
         if report.score and len(report.timing) > 1:
             rows.append(score_row(target.spec, report.score))
     print(
@@ -92,8 +98,8 @@ def main() -> None:
     print("\n".join(rows))
 
 
-def shape_row(spec, report: RunReport, t) -> str:
-    """One benchmark shape as a Markdown row of the README's table."""
+def shape_row(spec, report: RunReport, t, name: str = "") -> str:
+    """One benchmark shape as a Markdown row of the README's table (`name`: the first cell)."""
 
     def pct(x):
         return f"{x:.1f}%" if x is not None else "-"
@@ -104,7 +110,7 @@ def shape_row(spec, report: RunReport, t) -> str:
     )
     median = f"{t.median_ms * 1e3:.1f} us" + ("" if report.passed else f" ({report.reason})")
     return (
-        f"| {spec.id} | {t.case} | {median} | {host} | {t.throughput} | {pct(t.copy_pct)} "
+        f"| {name or spec.id} | {t.case} | {median} | {host} | {t.throughput} | {pct(t.copy_pct)} "
         f"| {pct(t.sol_pct)} | {library} |"
     )
 

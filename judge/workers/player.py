@@ -274,20 +274,21 @@ def checked_after(
     compared bit for bit with their copies made before the call (`before`, by name): a kernel
     that changed an input and its copy alike gains nothing, its outputs being held to the truth
     of the inputs as drawn."""
-    counter = torch.zeros(1, dtype=torch.int64, device="cuda")
-    tol = device_checks.tolerances(tolerance.atol, tolerance.rtol, "cuda")
-    worst = torch.zeros((), dtype=torch.float64, device="cuda")
+    device = next(iter(fulls.values())).device  # the GPU's (the CPU's in the tests)
+    counter = torch.zeros(1, dtype=torch.int64, device=device)
+    tol = device_checks.tolerances(tolerance.atol, tolerance.rtol, device)
+    worst = torch.zeros((), dtype=torch.float64, device=device)
     for lay in inputs.layouts(spec, sizes):
         name, full = lay.arg.name, fulls[lay.arg.name]
         if lay.arg.role == "in":
             device_checks.differing(full, before[name], counter)
             continue
         g, n = lay.guard, lay.n
-        pattern = torch.empty(g, dtype=full.dtype, device="cuda")
+        pattern = torch.empty(g, dtype=full.dtype, device=device)
         pattern.view(torch.uint8).fill_(inputs.guard_byte(lay.arg))
         device_checks.differing(full[:g], pattern, counter)
         device_checks.differing(full[g + n :], pattern, counter)
-        truth = truths[name].to("cuda")
+        truth = truths[name].to(device)
         device_checks.outside_tolerance(full[g : g + n], truth, tol, counter)
         worst = torch.maximum(worst, largest_error(full[g : g + n], truth))
     return int(counter.item()), float(worst)

@@ -85,7 +85,7 @@ class Truth(NamedTuple):
     initial: dict[str, torch.Tensor]  # every drawn buffer (in and inout), native dtype
     outputs: dict[str, torch.Tensor]  # every out and inout buffer, float64 where a float
     files: dict[str, Sealed]  # the drawn buffers, sealed for the worker (empty where unsupported)
-    sealed_outputs: dict[str, Sealed] | None = None  # the outputs, sealed for the timer when asked
+    sealed_outputs: dict[str, Sealed]  # the outputs, sealed for the timer when first asked
 
     def input_paths(self) -> dict[str, str]:
         return {name: f.path for name, f in self.files.items()}

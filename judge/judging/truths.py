@@ -32,7 +32,6 @@ class Truths:
         self.spec, self.reference = spec, reference
         self.done: dict[tuple, Truth] = {}
         self.pending: dict[tuple, Future] = {}
-        self.sealed: dict[tuple, dict[str, Sealed]] = {}  # expected outputs, for the timer
 
     @contextlib.contextmanager
     def computing(self, wanted: list[Case]) -> Iterator[Truths]:
@@ -67,8 +66,6 @@ class Truths:
         truth = self.get(case)
         with SEALING:
             files = truth.sealed_outputs
-            if files is None:  # a truth made elsewhere than reference_truth
-                files = self.sealed.setdefault(truth_key(case), {})
             if not files:
                 for name, tensor in truth.outputs.items():
                     files[name] = Sealed(tensor)

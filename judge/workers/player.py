@@ -109,6 +109,11 @@ class Player:
         return start + arg["at"]
 
 
+def addresses(fulls: dict) -> dict[str, tuple[int, int]]:
+    """(address, bytes) of each full allocation, by name, as `Player.play` takes them."""
+    return {name: (t.data_ptr(), t.numel() * t.element_size()) for name, t in fulls.items()}
+
+
 class CheckedSet:
     """One input set on the device: the buffers a call uses, their state before a call, the
     truths, the scratch, and the check of a call's result."""
@@ -132,10 +137,7 @@ class CheckedSet:
             if lay.arg.role != "in":
                 self.truths[name] = outputs[name].to("cuda", torch.float64)
         self.scratch = [torch.empty(n, dtype=torch.uint8, device="cuda") for n in scratch]
-        self.bases = {
-            name: (full.data_ptr(), full.numel() * full.element_size())
-            for name, full in self.fulls.items()
-        }
+        self.bases = addresses(self.fulls)
 
     def reset(self) -> None:
         for lay in self.layouts:
@@ -257,8 +259,7 @@ def played_once(
         if lay.arg.role == "in"
     }
     regions = [torch.full((n,), SCRATCH_POISON, dtype=torch.uint8, device="cuda") for n in scratch]
-    bases = {name: (t.data_ptr(), t.numel() * t.element_size()) for name, t in fulls.items()}
-    player.play(bases, regions)
+    player.play(addresses(fulls), regions)
     torch.cuda.synchronize()
     return fulls, before
 

@@ -49,6 +49,7 @@ SHAPING = (  # environment variables that change what an import finds or does
     "CUDA_PATH",
     "TPUZZLE_CACHE",
     "TPUZZLE_TRUTH_CACHE_MB",
+    "TPUZZLE_TRUTH_DISK_MB",
     "TPUZZLE_TMPDIR",
     "TPUZZLE_ZYGOTE",
     "TPUZZLE_KEEP_COMPILED",

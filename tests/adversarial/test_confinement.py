@@ -1,7 +1,8 @@
 """Submissions that snoop and break out: a correct vector_add kernel that, from its worker, tries
-to read a classmate's file, the catalogue (where hidden cases keep their sizes and seeds), the home
-folder; to write outside its folders, connect out, signal the judge; and others that fork, fill
-the disk, exhaust memory or open files until a limit stops them.
+to read a classmate's file, the catalogue (where hidden cases keep their sizes and seeds), the
+truths an earlier run kept on disk, the home folder; to write outside its folders, connect out,
+signal the judge; and others that fork, fill the disk, exhaust memory or open files until a limit
+stops them.
 
 Each attempt is recorded from inside (printed, and read back from the report's output) and must
 have failed; the snooper's own kernel must still pass. Where this machine cannot confine a worker
@@ -20,9 +21,10 @@ import time
 from pathlib import Path
 
 import pytest
+import torch
 from hostile import ROOT, inlined
 
-from judge.core import registry
+from judge.core import registry, truth_store
 from judge.core.results import Verdict
 from judge.core.spec import Case
 from judge.judging import runner
@@ -71,6 +73,8 @@ attempt("read_catalogue", lambda: open({catalogue!r}).read())
 attempt("list_catalogue", lambda: os.listdir({catalogue_dir!r}))
 attempt("list_home", lambda: os.listdir(os.path.expanduser("~")))
 attempt("read_results", lambda: open({results!r}).read())
+attempt("list_truths", lambda: os.listdir({truths!r}))
+attempt("read_hidden_truth", lambda: open({hidden_truth!r}).read())
 attempt("write_outside", lambda: open({outside!r}, "w").write("left behind"))
 attempt("connect_tcp", lambda: socket.create_connection(("127.0.0.1", {port}), timeout=2))
 attempt("send_udp", lambda: socket.socket(socket.AF_INET, socket.SOCK_DGRAM).sendto(
@@ -149,6 +153,13 @@ def course(tmp_path, puzzles_root):
     (classroom / "mallory").mkdir(parents=True)
     shutil.copy(HONEST, classroom / "alice" / "vector_add.py")
     (tmp_path / "results.db").write_text("grades")
+    hidden = registry.get("vector_add", catalogue).tests[0]  # kept on disk by an earlier run
+    truth_store.keep(
+        truth_store.key(registry.get("vector_add", catalogue), hidden),
+        {"a_ptr": torch.ones(1500)},
+        {"c_ptr": torch.ones(1500)},
+        seconds=60.0,
+    )
     return tmp_path, catalogue, classroom
 
 
@@ -189,6 +200,8 @@ def snooper(course, port: int) -> tuple[Path, Path]:
         catalogue=str(catalogue / "vector_add" / "puzzle.yaml"),
         catalogue_dir=str(catalogue),
         results=str(where / "results.db"),
+        truths=str(truth_store.root()),
+        hidden_truth=str(next(truth_store.root().glob("*/meta.json"))),
         outside=str(outside),
         port=port,
         unix=str(where / "judge.sock"),
@@ -211,8 +224,8 @@ def attempts(output: str) -> dict[str, str]:
 
 
 SNOOPS = ("read_neighbour", "list_class", "read_catalogue", "list_catalogue", "list_home",
-          "read_results", "write_outside", "connect_tcp", "send_udp", "unix_socket",
-          "signal_judge", "signal_parent")  # fmt: skip
+          "read_results", "list_truths", "read_hidden_truth", "write_outside", "connect_tcp",
+          "send_udp", "unix_socket", "signal_judge", "signal_parent")  # fmt: skip
 
 
 def check_snooper(course, interpret: bool) -> None:

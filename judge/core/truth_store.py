@@ -1,0 +1,204 @@
+"""Truths kept on disk between processes: a `bench` or `grade` started again reads the reference
+outputs it computed before instead of computing them again on the CPU.
+
+They live under cache_dir()/truths, inside the judge's cache folder that no confined worker can
+see (channel.forbidden_dirs). A truth's key hashes everything it follows from: the puzzle's spec
+and reference (their bytes), the other files of its folder (their sizes and times: stored inputs,
+a source's code), the judge's code that draws inputs and calls the reference, PyTorch's version,
+and the case (sizes, seed, draw). A truth is kept only where computing it took longer than
+reading it back would (`worth_keeping`), within a byte budget, the least recently read first out.
+TPUZZLE_TRUTH_DISK_MB sets the budget (default 8192); 0 turns the store off.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import hashlib
+import json
+import os
+import shutil
+import tempfile
+import time
+from pathlib import Path
+
+import torch
+
+from judge.core.bench import cache_dir
+from judge.core.spec import Case, PuzzleSpec
+
+FORMAT = 1
+DEFAULT_BUDGET_MB = 8192
+READ_BYTES_PER_S = 1e9  # a pessimistic read-back speed (a cold disk, then the page cache)
+KEEP_MIN_S = 0.2  # truths computed faster than this are never worth a file
+SKIPPED_DIRS = {"solutions", "__pycache__"}  # a puzzle's folders no truth depends on
+
+
+def budget_bytes() -> int:
+    raw = os.environ.get("TPUZZLE_TRUTH_DISK_MB", "")
+    try:
+        return int(float(raw) * 2**20) if raw else DEFAULT_BUDGET_MB * 2**20
+    except ValueError:
+        return DEFAULT_BUDGET_MB * 2**20
+
+
+def root() -> Path:
+    return cache_dir() / "truths"
+
+
+def worth_keeping(seconds: float, nbytes: int) -> bool:
+    """Whether a truth that took `seconds` to compute is read back faster than computed."""
+    return seconds >= KEEP_MIN_S + nbytes / READ_BYTES_PER_S
+
+
+def key(spec: PuzzleSpec, case: Case) -> str:
+    """The hex digest naming a case's truth: changes whenever anything it follows from does."""
+    digest = hashlib.sha256(_puzzle_digest(spec.directory, _folder_stamp(spec.directory)).encode())
+    digest.update(repr((case.sizes, case.seed, case.draw, case.inputs)).encode())
+    return digest.hexdigest()[:40]
+
+
+def _folder_stamp(directory: Path) -> tuple:
+    """Each file of the puzzle's folder (solutions aside) with its size and modification time."""
+    stamps = []
+    for base, dirs, files in os.walk(directory):
+        dirs[:] = sorted(d for d in dirs if d not in SKIPPED_DIRS)
+        for name in sorted(files):
+            path = Path(base, name)
+            with contextlib.suppress(OSError):
+                stat = path.stat()
+                stamps.append((str(path.relative_to(directory)), stat.st_size, stat.st_mtime_ns))
+    return tuple(stamps)
+
+
+@functools.lru_cache(maxsize=256)
+def _puzzle_digest(directory: Path, stamp: tuple) -> str:
+    digest = hashlib.sha256(f"{FORMAT} {torch.__version__}".encode())
+    for name in ("puzzle.yaml", "reference.py"):
+        with contextlib.suppress(OSError):
+            digest.update((directory / name).read_bytes())
+    digest.update(repr(stamp).encode())
+    digest.update(_judge_digest().encode())
+    return digest.hexdigest()
+
+
+@functools.cache
+def _judge_digest() -> str:
+    """The judge's code that a truth follows from: how inputs are drawn and outputs computed."""
+    here = Path(__file__).resolve().parent
+    digest = hashlib.sha256()
+    for name in ("inputs.py", "truth.py", "spec.py"):
+        digest.update((here / name).read_bytes())
+    return digest.hexdigest()
+
+
+def load(name: str) -> tuple[dict[str, torch.Tensor], dict[str, torch.Tensor]] | None:
+    """The drawn inputs and expected outputs kept under `name`, mapped from their files
+    (copy-on-write: nothing reaches the files); None when not kept or unreadable."""
+    if budget_bytes() <= 0:
+        return None
+    folder = root() / name
+    try:
+        meta = json.loads((folder / "meta.json").read_text())
+        if meta.get("format") != FORMAT:
+            return None
+        found = tuple(
+            {entry["name"]: _mapped(folder, entry) for entry in meta[part]}
+            for part in ("initial", "outputs")
+        )
+        os.utime(folder / "meta.json")  # read now: the last to go
+    except (OSError, ValueError, KeyError, TypeError, AttributeError, RuntimeError):
+        return None
+    return found
+
+
+def _mapped(folder: Path, entry: dict) -> torch.Tensor:
+    dtype = getattr(torch, entry["dtype"])
+    shape = tuple(entry["shape"])
+    nbytes = entry["nbytes"]
+    path = folder / entry["file"]
+    if path.stat().st_size != nbytes:
+        raise ValueError(f"{path}: {path.stat().st_size} bytes, expected {nbytes}")
+    if nbytes == 0:
+        return torch.empty(shape, dtype=dtype)
+    raw = torch.from_file(str(path), shared=False, size=nbytes, dtype=torch.uint8)
+    return raw.view(dtype).view(shape)
+
+
+def keep(
+    name: str,
+    initial: dict[str, torch.Tensor],
+    outputs: dict[str, torch.Tensor],
+    seconds: float,
+) -> bool:
+    """Write a truth under `name` when it is worth keeping and fits the budget (older ones
+    leaving); whether it was written. Written into a folder of its own, renamed into place
+    complete, so a reader never sees half a truth."""
+    budget = budget_bytes()
+    tensors = {**initial, **outputs}
+    nbytes = sum(t.numel() * t.element_size() for t in tensors.values())
+    if budget <= 0 or nbytes > budget // 2 or not worth_keeping(seconds, nbytes):
+        return False
+    base = root()
+    try:
+        base.mkdir(parents=True, exist_ok=True)
+        _make_room(base, budget - nbytes)
+        staging = Path(tempfile.mkdtemp(prefix=".new-", dir=base))
+        meta = {"format": FORMAT, "seconds": seconds, "nbytes": nbytes}
+        for part, group in (("initial", initial), ("outputs", outputs)):
+            meta[part] = [_written(staging, part, n, t) for n, t in group.items()]
+        (staging / "meta.json").write_text(json.dumps(meta))
+        try:
+            staging.rename(base / name)
+        except OSError:  # kept meanwhile by another process
+            shutil.rmtree(staging, ignore_errors=True)
+    except OSError:
+        return False
+    return True
+
+
+def _written(folder: Path, part: str, name: str, tensor: torch.Tensor) -> dict:
+    file = f"{part}.{name}.bin"
+    flat = tensor.detach().contiguous().view(-1)
+    raw = flat.view(torch.uint8) if flat.numel() else torch.empty(0, dtype=torch.uint8)
+    with open(folder / file, "wb") as f:
+        f.write(memoryview(raw.numpy()))
+    return {
+        "name": name,
+        "file": file,
+        "dtype": str(tensor.dtype).removeprefix("torch."),
+        "shape": list(tensor.shape),
+        "nbytes": raw.numel(),
+    }
+
+
+def _make_room(base: Path, allowed: int) -> None:
+    """Remove the least recently read truths until those left hold at most `allowed` bytes;
+    half-written folders left by a process that died go too."""
+    kept = []
+    for folder in base.iterdir():
+        meta = folder / "meta.json"
+        try:
+            used = json.loads(meta.read_text())["nbytes"]
+            kept.append((meta.stat().st_mtime, used, folder))
+        except (OSError, ValueError, KeyError, TypeError):
+            if folder.name.startswith(".new-") and _older_than(folder, 3600):
+                shutil.rmtree(folder, ignore_errors=True)
+    total = sum(used for _, used, _ in kept)
+    for _, used, folder in sorted(kept, key=lambda entry: entry[0]):
+        if total <= allowed:
+            break
+        shutil.rmtree(folder, ignore_errors=True)
+        total -= used
+
+
+def _older_than(path: Path, seconds: float) -> bool:
+    try:
+        return time.time() - path.stat().st_mtime > seconds
+    except OSError:
+        return False
+
+
+def clear() -> None:
+    """Remove every kept truth."""
+    shutil.rmtree(root(), ignore_errors=True)

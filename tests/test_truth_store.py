@@ -1,0 +1,130 @@
+import os
+import shutil
+
+import pytest
+import torch
+
+from judge.core import registry, truth, truth_store
+from judge.core.spec import Case
+
+CASE = Case(name="N=3000", sizes=(("N", 3000),), seed=7)
+
+
+@pytest.fixture
+def keep_every_truth(monkeypatch):
+    """Every truth counts as slow to compute, so each is kept."""
+    monkeypatch.setattr(truth_store, "KEEP_MIN_S", 0.0)
+    monkeypatch.setattr(truth_store, "READ_BYTES_PER_S", float("inf"))
+
+
+@pytest.fixture
+def own_vector_add(tmp_path, puzzles_root):
+    """A copy of vector_add the test may edit."""
+    shutil.copytree(puzzles_root / "vector_add", tmp_path / "vector_add")
+    return lambda: registry.get("vector_add", tmp_path)
+
+
+class Counted:
+    """The puzzle's reference, counting its calls."""
+
+    def __init__(self, spec):
+        self.reference, self.calls = truth.load_reference(spec), 0
+
+    def __call__(self, *args):
+        self.calls += 1
+        return self.reference(*args)
+
+
+def test_a_kept_truth_is_read_back_equal_without_calling_the_reference(
+    vector_add, keep_every_truth
+):
+    reference = Counted(vector_add)
+    first = truth.reference_truth(vector_add, reference, CASE)
+    again = truth.reference_truth(vector_add, reference, CASE)
+    assert reference.calls == 1
+    for name in first.initial:
+        assert torch.equal(first.initial[name], again.initial[name])
+    assert torch.equal(first.outputs["c_ptr"], again.outputs["c_ptr"])
+    assert again.outputs["c_ptr"].dtype == torch.float64
+
+
+def test_a_fast_truth_is_not_worth_a_file(vector_add):
+    truth.reference_truth(vector_add, truth.load_reference(vector_add), CASE)
+    assert not truth_store.root().exists() or not any(truth_store.root().iterdir())
+    assert truth_store.worth_keeping(12.0, 10**9) and not truth_store.worth_keeping(0.5, 10**9)
+
+
+def test_editing_the_spec_or_the_reference_or_a_file_beside_them_changes_the_key(own_vector_add):
+    spec = own_vector_add()
+    before = truth_store.key(spec, CASE)
+    assert truth_store.key(spec, Case("N=3000", (("N", 3000),), 8)) != before  # another seed
+    assert truth_store.key(spec, Case("other name", (("N", 3000),), 7)) == before
+    reference = spec.directory / "reference.py"
+    reference.write_text(reference.read_text() + "\n# edited\n")
+    after_reference = truth_store.key(own_vector_add(), CASE)
+    assert after_reference != before
+    (spec.directory / "cases").mkdir()
+    (spec.directory / "cases" / "0.npz").write_bytes(b"stored inputs")
+    after_inputs = truth_store.key(own_vector_add(), CASE)
+    assert after_inputs != after_reference
+    (spec.directory / "solutions" / "correct" / "mine.py").write_text("# a solution")
+    assert truth_store.key(own_vector_add(), CASE) == after_inputs  # no truth follows from it
+
+
+def test_a_damaged_file_is_not_believed_and_the_truth_is_computed_again(
+    vector_add, keep_every_truth
+):
+    reference = Counted(vector_add)
+    truth.reference_truth(vector_add, reference, CASE)
+    (output,) = truth_store.root().glob("*/outputs.c_ptr.bin")
+    output.write_bytes(output.read_bytes()[:-8])  # a file cut short
+    again = truth.reference_truth(vector_add, reference, CASE)
+    assert reference.calls == 2 and again.outputs["c_ptr"].numel() == 3000
+
+
+def test_the_budget_lets_the_least_recently_read_go(vector_add, keep_every_truth, monkeypatch):
+    reference = truth.load_reference(vector_add)
+    one = 3000 * (4 + 4 + 8)  # two float32 inputs and a float64 output
+    monkeypatch.setenv("TPUZZLE_TRUTH_DISK_MB", str(2.5 * one / 2**20))
+    cases = [Case(f"seed {s}", (("N", 3000),), s) for s in (1, 2, 3)]
+    names = [truth_store.key(vector_add, c) for c in cases]
+    truth.reference_truth(vector_add, reference, cases[0])
+    truth.reference_truth(vector_add, reference, cases[1])
+    os.utime(truth_store.root() / names[1] / "meta.json", (0, 0))  # read long ago
+    truth.reference_truth(vector_add, reference, cases[2])
+    kept = {p.name for p in truth_store.root().iterdir()}
+    assert kept == {names[0], names[2]}
+
+
+def test_a_budget_of_zero_keeps_nothing(vector_add, keep_every_truth, monkeypatch):
+    monkeypatch.setenv("TPUZZLE_TRUTH_DISK_MB", "0")
+    reference = Counted(vector_add)
+    truth.reference_truth(vector_add, reference, CASE)
+    truth.reference_truth(vector_add, reference, CASE)
+    assert reference.calls == 2 and not truth_store.root().exists()
+
+
+def test_kept_truths_lie_where_no_worker_may_look(vector_add, tmp_path):
+    from judge.workers import channel
+
+    forbidden = channel.forbidden_dirs(
+        vector_add.directory / "puzzle.yaml", tmp_path / "mine.py", dict(os.environ)
+    )
+    assert any(d == truth_store.root() or d in truth_store.root().parents for d in forbidden)
+
+
+def test_every_dtype_round_trips(keep_every_truth):
+    tensors = {
+        "h": torch.arange(5, dtype=torch.float16),
+        "u": torch.tensor([0, 1, 2**32 - 1], dtype=torch.int64).to(torch.uint32),
+        "b": torch.tensor([True, False]),
+        "e": torch.empty(0, dtype=torch.float32),
+    }
+    if hasattr(torch, "float8_e4m3fn"):
+        tensors["f8"] = torch.arange(4, dtype=torch.float32).to(torch.float8_e4m3fn)
+    assert truth_store.keep("round", tensors, {"m": torch.ones(2, 3)}, seconds=1.0)
+    initial, outputs = truth_store.load("round")
+    assert outputs["m"].shape == (2, 3)
+    for name, tensor in tensors.items():
+        assert initial[name].dtype == tensor.dtype
+        assert torch.equal(initial[name].view(torch.uint8), tensor.view(torch.uint8))

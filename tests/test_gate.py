@@ -55,6 +55,29 @@ def test_a_waiting_timing_lets_no_new_checking_start_and_timings_take_turns():
     leave_late.set()
 
 
+def test_a_stalled_checking_lets_others_check_but_the_timing_still_comes_next():
+    gate = DeviceGate(stalled_s=0.3)
+    hung, timed, bypass, after = (threading.Event() for _ in range(4))
+    leave_hung, leave_t, leave_bypass, leave_after = (threading.Event() for _ in range(4))
+    inside(gate, "checking", hung, leave_hung)
+    assert hung.wait(5)
+    inside(gate, "timing", timed, leave_t)
+    time.sleep(0.1)  # the timing waits; the checking has not stalled yet
+    inside(gate, "checking", bypass, leave_bypass)
+    assert not bypass.wait(0.1)  # held back while the first has run under 0.3 s
+    assert bypass.wait(5)  # the first has stalled: the others go on checking meanwhile
+    leave_hung.set()
+    time.sleep(0.5)  # the stalled one has gone; the one let in has now run over 0.3 s itself
+    inside(gate, "checking", after, leave_after)
+    assert not after.wait(0.3)  # it began after the wait, so it opens nothing
+    assert not timed.is_set()  # the timing waits for the one let in
+    leave_bypass.set()
+    assert timed.wait(5) and not after.is_set()  # the timing comes next
+    leave_t.set()
+    assert after.wait(5)
+    leave_after.set()
+
+
 def test_a_device_of_its_own_has_free_sections():
     with Alone().checking(), Alone().timing():
         pass

@@ -5,9 +5,9 @@
 Builds a class of vector_add submissions, half of them correct (the shipped solutions) and half
 wrong or crashing (every known-wrong solution in turn: wrong answers, a sys.exit, a segfault, an
 illegal address, an endless loop, a kernel that never ends, ...), then times one
-`tpuzzle grade CLASS --gpus G` per --gpus value, each a new process with an empty results
-database, and prints the wall time per submission and the speed-up of each over the first.
-With --unconfined-too, each is graded a second time with the workers unconfined
+`tpuzzle grade CLASS --gpus G` per --gpus value (and per --per-gpu value), each a new process
+with an empty results database, and prints the wall time per submission and the speed-up of
+each over the first. With --unconfined-too, each is graded a second time with the workers unconfined
 (TPUZZLE_CONFINE=0 and --unconfined): what confinement costs.
 """
 
@@ -43,15 +43,17 @@ def build_class(directory: Path, students: int) -> Counter:
 
 
 def grade(
-    directory: Path, gpus: str, timeout: float, out: Path, confined: bool = True
+    directory: Path, gpus: str, timeout: float, out: Path, confined: bool = True, per_gpu: int = 0
 ) -> tuple[float, dict]:
     label = f"gpus-{gpus.replace(',', '_')}{'' if confined else '-unconfined'}"
+    label += f"-per{per_gpu}" if per_gpu else ""
     env = dict(os.environ, PYTHONPATH=str(ROOT), TPUZZLE_DB=str(out / f"{label}.db"))
     env["TPUZZLE_CONFINE"] = "1" if confined else "0"
     report = out / f"{label}.json"
     command = [sys.executable, "-m", "judge", "grade", str(directory), "--gpus", gpus]
     command += ["--timeout", str(timeout), "--json", str(report)]
     command += [] if confined else ["--unconfined"]
+    command += ["--per-gpu", str(per_gpu)] if per_gpu else []
     started = time.perf_counter()
     done = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True)
     wall = time.perf_counter() - started
@@ -67,6 +69,9 @@ def main() -> None:
     parser.add_argument("--timeout", type=float, default=10.0, help="seconds per phase")
     parser.add_argument("--out", type=Path, default=None, help="keep the JSON reports here")
     parser.add_argument("--unconfined-too", action="store_true", help="also grade unconfined")
+    parser.add_argument(
+        "--per-gpu", type=int, action="append", default=None, help="lanes per GPU (each value)"
+    )
     args = parser.parse_args()
     work = Path(tempfile.mkdtemp(prefix="tpuzzle-class-"))
     out = args.out or work
@@ -74,15 +79,16 @@ def main() -> None:
     kinds = build_class(work / "class", args.students)
     print(f"class: {args.students} vector_add submissions ({dict(kinds)})", flush=True)
     first = None
-    runs = [(g, True) for g in args.gpus or ["0"]]
+    runs = [(g, True, p) for g in args.gpus or ["0"] for p in args.per_gpu or [0]]
     if args.unconfined_too:
-        runs += [(g, False) for g, _ in runs]
-    for gpus, confined in runs:
-        wall, document = grade(work / "class", gpus, args.timeout, out, confined)
+        runs += [(g, False, p) for g, _, p in runs]
+    for gpus, confined, per_gpu in runs:
+        wall, document = grade(work / "class", gpus, args.timeout, out, confined, per_gpu)
         verdicts = Counter(e["report"]["verdict"] for e in document["entries"])
         first = first or wall
         print(
-            f"--gpus {gpus:5s} {'confined  ' if confined else 'unconfined'} {wall:6.1f} s in all, "
+            f"--gpus {gpus:5s} {f'--per-gpu {per_gpu} ' if per_gpu else ''}"
+            f"{'confined  ' if confined else 'unconfined'} {wall:6.1f} s in all, "
             f"{wall / args.students:5.2f} s per submission, {first / wall:4.2f}x the first; "
             f"verdicts {dict(verdicts)}",
             flush=True,

@@ -82,18 +82,18 @@ def test_a_damaged_file_is_not_believed_and_the_truth_is_computed_again(
     assert reference.calls == 2 and again.outputs["c_ptr"].numel() == 3000
 
 
-def test_the_budget_lets_the_least_recently_read_go(vector_add, keep_every_truth, monkeypatch):
-    reference = truth.load_reference(vector_add)
-    one = 3000 * (4 + 4 + 8)  # two float32 inputs and a float64 output
-    monkeypatch.setenv("TPUZZLE_TRUTH_DISK_MB", str(2.5 * one / 2**20))
-    cases = [Case(f"seed {s}", (("N", 3000),), s) for s in (1, 2, 3)]
-    names = [truth_store.key(vector_add, c) for c in cases]
-    truth.reference_truth(vector_add, reference, cases[0])
-    truth.reference_truth(vector_add, reference, cases[1])
-    os.utime(truth_store.root() / names[1] / "meta.json", (0, 0))  # read long ago
-    truth.reference_truth(vector_add, reference, cases[2])
-    kept = {p.name for p in truth_store.root().iterdir()}
-    assert kept == {names[0], names[2]}
+def test_the_budget_lets_the_truths_saving_least_per_byte_go_first(monkeypatch):
+    one = {"x": torch.ones(1000, dtype=torch.float64)}  # 8000 bytes each
+    monkeypatch.setenv("TPUZZLE_TRUTH_DISK_MB", str(2.5 * 8000 / 2**20))
+    assert truth_store.keep("slow", one, {}, seconds=30.0)
+    assert truth_store.keep("cheap", one, {}, seconds=2.0)
+    assert not truth_store.keep("cheapest", one, {}, seconds=1.0)  # worth less than all kept
+    assert truth_store.keep("slower", one, {}, seconds=40.0)  # the cheap one makes room
+    assert {p.name for p in truth_store.root().iterdir() if p.is_dir()} == {"slow", "slower"}
+    os.utime(truth_store.root() / "slow" / "meta.json", (0, 0))  # read long ago
+    assert truth_store.keep("as_slow", one, {}, seconds=30.0)  # equals: the least recent goes
+    assert {p.name for p in truth_store.root().iterdir() if p.is_dir()} == {"slower", "as_slow"}
+    assert truth_store.load("slow") is None and truth_store.load("as_slow") is not None
 
 
 def test_a_budget_of_zero_keeps_nothing(vector_add, keep_every_truth, monkeypatch):

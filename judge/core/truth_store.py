@@ -6,13 +6,17 @@ see (channel.forbidden_dirs). A truth's key hashes everything it follows from: t
 and reference (their bytes), the other files of its folder (their sizes and times: stored inputs,
 a source's code), the judge's code that draws inputs and calls the reference, PyTorch's version,
 and the case (sizes, seed, draw). A truth is kept only where computing it took longer than
-reading it back would (`worth_keeping`), within a byte budget, the least recently read first out.
-TPUZZLE_TRUTH_DISK_MB sets the budget (default 8192); 0 turns the store off.
+reading it back would (`worth_keeping`), within a byte budget and never filling the disk past
+MIN_FREE of it. When room is needed, the truths that save the fewest seconds per byte go first
+(the least recently read among equals): a catalogue larger than the budget, run again and again,
+keeps the same slow truths instead of pushing each out before it is read. TPUZZLE_TRUTH_DISK_MB
+sets the budget (default 16384); 0 turns the store off.
 """
 
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import functools
 import hashlib
 import json
@@ -28,7 +32,8 @@ from judge.core.bench import cache_dir
 from judge.core.spec import Case, PuzzleSpec
 
 FORMAT = 1
-DEFAULT_BUDGET_MB = 8192
+DEFAULT_BUDGET_MB = 16384
+MIN_FREE = 0.1  # the share of the disk a kept truth never takes
 READ_BYTES_PER_S = 1e9  # a pessimistic read-back speed (a cold disk, then the page cache)
 KEEP_MIN_S = 0.2  # truths computed faster than this are never worth a file
 SKIPPED_DIRS = {"solutions", "__pycache__"}  # a puzzle's folders no truth depends on
@@ -131,8 +136,9 @@ def keep(
     outputs: dict[str, torch.Tensor],
     seconds: float,
 ) -> bool:
-    """Write a truth under `name` when it is worth keeping and fits the budget (older ones
-    leaving); whether it was written. Written into a folder of its own, renamed into place
+    """Write a truth under `name` when it is worth keeping and fits the budget (truths worth
+    less leaving); whether it was written. Room is made and reserved under a lock shared by
+    every process; the files are written into a folder of their own, renamed into place
     complete, so a reader never sees half a truth."""
     budget = budget_bytes()
     tensors = {**initial, **outputs}
@@ -142,12 +148,19 @@ def keep(
     base = root()
     try:
         base.mkdir(parents=True, exist_ok=True)
-        _make_room(base, budget - nbytes)
-        staging = Path(tempfile.mkdtemp(prefix=".new-", dir=base))
+        with _locked(base):
+            if not _make_room(base, budget - nbytes, seconds / max(nbytes, 1)):
+                return False
+            disk = shutil.disk_usage(base)
+            if disk.free - nbytes < MIN_FREE * disk.total:
+                return False
+            staging = Path(tempfile.mkdtemp(prefix=".new-", dir=base))
+            (staging / "reserved").write_text(str(nbytes))
         meta = {"format": FORMAT, "seconds": seconds, "nbytes": nbytes}
         for part, group in (("initial", initial), ("outputs", outputs)):
             meta[part] = [_written(staging, part, n, t) for n, t in group.items()]
         (staging / "meta.json").write_text(json.dumps(meta))
+        (staging / "reserved").unlink()
         try:
             staging.rename(base / name)
         except OSError:  # kept meanwhile by another process
@@ -155,6 +168,16 @@ def keep(
     except OSError:
         return False
     return True
+
+
+@contextlib.contextmanager
+def _locked(base: Path):
+    with open(base / ".lock", "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
 
 
 def _written(folder: Path, part: str, name: str, tensor: torch.Tensor) -> dict:
@@ -172,24 +195,32 @@ def _written(folder: Path, part: str, name: str, tensor: torch.Tensor) -> dict:
     }
 
 
-def _make_room(base: Path, allowed: int) -> None:
-    """Remove the least recently read truths until those left hold at most `allowed` bytes;
-    half-written folders left by a process that died go too."""
-    kept = []
+def _make_room(base: Path, allowed: int, worth: float) -> bool:
+    """Remove kept truths until those left (and those being written) hold at most `allowed`
+    bytes, the ones saving the fewest seconds per byte first, never one worth more than `worth`
+    (the newcomer's): whether the room was made. Folders left half-written by a process that
+    died go too."""
+    kept, writing = [], 0
     for folder in base.iterdir():
-        meta = folder / "meta.json"
+        if not folder.is_dir():
+            continue
         try:
-            used = json.loads(meta.read_text())["nbytes"]
-            kept.append((meta.stat().st_mtime, used, folder))
+            if (folder / "reserved").exists() and not _older_than(folder, 3600):
+                writing += int((folder / "reserved").read_text())
+                continue
+            meta = json.loads((folder / "meta.json").read_text())
+            value = meta["seconds"] / max(meta["nbytes"], 1)
+            kept.append((value, (folder / "meta.json").stat().st_mtime, meta["nbytes"], folder))
         except (OSError, ValueError, KeyError, TypeError):
             if folder.name.startswith(".new-") and _older_than(folder, 3600):
                 shutil.rmtree(folder, ignore_errors=True)
-    total = sum(used for _, used, _ in kept)
-    for _, used, folder in sorted(kept, key=lambda entry: entry[0]):
-        if total <= allowed:
+    total = writing + sum(entry[2] for entry in kept)
+    for value, _, used, folder in sorted(kept, key=lambda entry: entry[:2]):
+        if total <= allowed or value > worth:
             break
         shutil.rmtree(folder, ignore_errors=True)
         total -= used
+    return total <= allowed
 
 
 def _older_than(path: Path, seconds: float) -> bool:

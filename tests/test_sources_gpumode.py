@@ -743,6 +743,18 @@ def test_a_float8_input_is_loaded_as_float8(specs, write_submission):
     assert report.verdict is Verdict.PASSED, report.message
 
 
+@pytest.mark.gpu
+def test_a_float8_input_is_judged_and_timed_on_the_gpu(specs, write_submission):
+    """On the device, where the timer replays each case and checks float8 inputs bit for bit."""
+    spec = specs["gpumode_tiny_fp8_upcast"]
+    options = RunOptions(interpret=False, timeout_s=120)
+    report = judge(spec, write_submission(UPCAST), options)
+    assert report.verdict is Verdict.PASSED, report.message
+    halved = UPCAST.replace(".to(tl.float32), mask=mask)", ".to(tl.float32) * 0.5, mask=mask)")
+    wrong = judge(spec, write_submission(halved), options)
+    assert (wrong.verdict, wrong.reason) == (Verdict.FAILED, "wrong-answer"), wrong.message
+
+
 # ------------------------------------------------------------------------------- the command line
 
 

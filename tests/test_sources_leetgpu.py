@@ -835,6 +835,21 @@ def test_a_uint32_kernel_is_judged_bit_for_bit(out, write_submission):
     assert (wrong.verdict, wrong.reason) == (Verdict.FAILED, "wrong-answer"), wrong.message
 
 
+@pytest.mark.gpu
+def test_a_uint32_kernel_is_judged_and_timed_bit_for_bit_on_the_gpu(out, write_submission):
+    """On the device, where the timer replays each case and checks uint32 buffers itself."""
+    options = runner.RunOptions(interpret=False, timeout_s=120)
+    spec = _spec(out, WORDS)
+    swapped = write_submission(WORDS_SOLUTION.replace("RESULT", "(w << 16) | (w >> 16)"))
+    right = runner.judge(spec, swapped, options)
+    assert right.verdict is Verdict.PASSED, right.message
+    assert right.timing and right.timing[0].median_ms > 0
+    wrong = runner.judge(
+        spec, write_submission(WORDS_SOLUTION.replace("RESULT", "w << 16")), options
+    )
+    assert (wrong.verdict, wrong.reason) == (Verdict.FAILED, "wrong-answer"), wrong.message
+
+
 # ------------------------------------------------------------------------------- both constructors
 
 WITHOUT_DEVICE = Path(__file__).resolve().parent / "fixtures" / "leetgpu_without_device"

@@ -45,7 +45,7 @@ def test_no_refusal_without_a_gpu_that_says_what_it_has(vector_add, env):
 
 
 def test_requires_is_read_from_the_spec(tmp_path, vector_add):
-    from judge.core.spec import load_spec
+    from judge.core.spec_reader import load_spec
     from judge.errors import SpecError
 
     path = vector_add.directory / "puzzle.yaml"

@@ -1,6 +1,6 @@
 """Cases with inputs of their own: their own draw of an input, stored inputs, their own scalar
-values, the constant draw, and where an imported puzzle came from (judge.core.spec and
-judge.core.inputs)."""
+values, the constant draw, and where an imported puzzle came from (judge.core.spec_reader
+and judge.core.inputs)."""
 
 import shutil
 
@@ -9,7 +9,7 @@ import pytest
 import torch
 
 from judge.core import inputs
-from judge.core.spec import load_spec
+from judge.core.spec_reader import load_spec
 from judge.errors import SpecError
 
 TESTS = """tests:

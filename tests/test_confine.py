@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from judge.core.spec import load_spec, worker_view
+from judge.core.spec_reader import load_spec, worker_view
 from judge.errors import JudgeError
 from judge.workers import channel, confine
 

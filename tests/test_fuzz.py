@@ -18,7 +18,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from judge.core import check, inputs
-from judge.core.spec import Arg, Tolerance, load_spec
+from judge.core.spec import Arg, Tolerance
+from judge.core.spec_reader import load_spec
 from judge.errors import SpecError
 
 FUZZ = settings(

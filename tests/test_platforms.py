@@ -10,7 +10,7 @@ from formats import check_classroom, check_gradescope
 from test_grading import H100, make_report
 
 from judge.core.results import BufferCheck, CaseResult, Score, Verdict
-from judge.core.spec import load_spec
+from judge.core.spec_reader import load_spec
 from judge.records import platforms, policy, scoring
 from judge.records.grading import Graded, Submission
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from judge.core.spec import Reader
+from judge.core.yaml_reader import Reader
 from judge.errors import JudgeError, SpecError
 from judge.records import policy
 from judge.records.policy import Late, Policy, PuzzlePolicy, SpeedTarget, lateness

@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from judge.core.results import CaseResult, EnvInfo, RunReport, Score, Timing, Verdict
-from judge.core.spec import PuzzleSpec, load_spec
+from judge.core.spec import PuzzleSpec
+from judge.core.spec_reader import load_spec
 from judge.records import scoring
 from judge.records.grading import Graded, Submission
 from judge.records.policy import Late, Policy, PuzzlePolicy, SpeedTarget, parse_time

@@ -21,7 +21,8 @@ from typer.testing import CliRunner
 
 from judge.cli.app import app
 from judge.core.results import Verdict
-from judge.core.spec import Arg, Case, Draw, Source, Tolerance, load_spec
+from judge.core.spec import Arg, Case, Draw, Source, Tolerance
+from judge.core.spec_reader import load_spec
 from judge.core.truth import load_reference
 from judge.judging.runner import RunOptions, judge
 from judge.sources import checkouts, importer

@@ -16,7 +16,8 @@ from typer.testing import CliRunner
 from judge.cli.app import app
 from judge.core import inputs, registry
 from judge.core.results import Verdict
-from judge.core.spec import Arg, Case, Draw, Source, Tolerance, evaluate, load_spec
+from judge.core.spec import Arg, Case, Draw, Source, Tolerance, evaluate
+from judge.core.spec_reader import load_spec
 from judge.errors import JudgeError
 from judge.judging import runner
 from judge.sources import checkouts, importer, runtime

@@ -3,7 +3,8 @@ import textwrap
 import pytest
 import yaml
 
-from judge.core.spec import evaluate, load_spec, numel
+from judge.core.spec import evaluate, numel
+from judge.core.spec_reader import load_spec
 from judge.errors import SpecError
 
 BASE = {

@@ -9,7 +9,8 @@ import pytest
 
 from judge.core import visibility
 from judge.core.results import BufferCheck, CaseResult, EnvInfo, Mismatch, RunReport, Verdict
-from judge.core.spec import Case, PuzzleSpec, load_spec
+from judge.core.spec import Case, PuzzleSpec
+from judge.core.spec_reader import load_spec
 from judge.errors import SpecError
 
 BOTH = frozenset({visibility.AFTER_DUE_DATE, visibility.HIDDEN})

@@ -14,7 +14,8 @@ import importlib.util
 import os
 from pathlib import Path
 
-from judge.core.spec import PuzzleSpec, load_spec
+from judge.core.spec import PuzzleSpec
+from judge.core.spec_reader import load_spec
 from judge.errors import JudgeError, UnknownPuzzle
 
 ENV_VAR = "TPUZZLE_PUZZLES"

@@ -92,7 +92,7 @@ def _judge_digest() -> str:
     """The judge's code that a truth follows from: how inputs are drawn and outputs computed."""
     here = Path(__file__).resolve().parent
     digest = hashlib.sha256()
-    for name in ("inputs.py", "truth.py", "spec.py"):
+    for name in ("inputs.py", "truth.py", "spec.py", "spec_reader.py", "yaml_reader.py"):
         digest.update((here / name).read_bytes())
     return digest.hexdigest()
 

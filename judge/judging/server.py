@@ -33,7 +33,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from judge.core.results import RunReport
-from judge.core.spec import load_spec
+from judge.core.spec_reader import load_spec
 from judge.errors import JudgeError
 from judge.judging.options import RunOptions, fields_from_dict
 

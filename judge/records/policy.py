@@ -27,7 +27,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from judge.core.spec import Reader, read_yaml
+from judge.core.yaml_reader import Reader, read_yaml
 
 DEFAULT_POINTS = 10.0
 DEFAULT_CORRECTNESS = 0.8

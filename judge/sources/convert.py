@@ -22,7 +22,8 @@ from typing import Any
 import numpy as np
 import yaml
 
-from judge.core.spec import DTYPES, load_spec
+from judge.core.spec import DTYPES
+from judge.core.spec_reader import load_spec
 from judge.errors import SpecError
 from judge.sources import shapes, tolerances
 from judge.sources.files import reference_text, template_text

@@ -16,7 +16,7 @@ from pathlib import Path
 def check(directory: Path) -> str | None:
     """None when the puzzle loads and its reference computes its smallest test; else why not."""
     from judge.core import inputs
-    from judge.core.spec import load_spec
+    from judge.core.spec_reader import load_spec
     from judge.core.truth import load_reference, reference_truth
 
     try:

@@ -26,7 +26,7 @@ from pathlib import Path
 
 import yaml
 
-from judge.core.spec import worker_view
+from judge.core.spec_reader import worker_view
 from judge.workers import confine, sanitize
 from judge.workers.handing import HANDED, with_paths
 from judge.workers.spawner import Spawner
@@ -493,8 +493,8 @@ def staged_submission(submission: Path, job_dir: Path) -> Path:
 
 
 def staged_spec(spec_file: Path, job_dir: Path) -> Path:
-    """The puzzle as the worker is handed it (`spec.worker_view`: no cases, hints or reference),
-    in a folder named after the puzzle as load_spec wants."""
+    """The puzzle as the worker is handed it (`spec_reader.worker_view`: no cases, hints or
+    reference), in a folder named after the puzzle as load_spec wants."""
     view = worker_view(spec_file)
     folder = job_dir / "spec" / str(view.get("id", Path(spec_file).parent.name))
     folder.mkdir(parents=True)

@@ -31,7 +31,7 @@ import torch
 
 from judge.core import bench, inputs
 from judge.core.loader import LoadError, describe, import_file, limit_reached, load_solve
-from judge.core.spec import load_spec
+from judge.core.spec_reader import load_spec
 from judge.workers import confine, interp, launches, player, replay
 from judge.workers.handing import HANDED, with_paths
 from judge.workers.ledger import StoreLedger

@@ -6,7 +6,7 @@ from torch.autograd import DeviceType
 
 from judge.workers import launches
 from judge.workers.launches import Activity
-from judge.workers.worker import ALLOWED_OPS
+from judge.workers.referee import ALLOWED_OPS
 
 MEMCPY = "Memcpy DtoD (Device -> Device)"
 MEMSET = "Memset (Device)"

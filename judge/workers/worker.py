@@ -15,13 +15,9 @@ imported, so nothing the submission does can touch them.
 from __future__ import annotations
 
 import contextlib
-import ctypes
 import gc
-import itertools
 import json
 import os
-import platform
-import signal
 import socket
 import sys
 import time
@@ -29,63 +25,18 @@ from pathlib import Path
 
 import torch
 
-from judge.core import bench, inputs
-from judge.core.loader import LoadError, describe, import_file, limit_reached, load_solve
+from judge.core import inputs
+from judge.core.loader import LoadError, load_solve
 from judge.core.spec_reader import load_spec
-from judge.workers import confine, interp, launches, player, replay
+from judge.workers import confine, host, interp, launches, replay, timer_commands
+from judge.workers.commands import Stopwatch, input_sets
 from judge.workers.handing import HANDED, with_paths
 from judge.workers.ledger import StoreLedger
 from judge.workers.recorder import LaunchRecorder
+from judge.workers.referee import ALLOWED_OPS, Rejected, classify, referee
 from judge.workers.tuning import TuningPolicy
 
-# PyTorch operations a solve() may use: allocating scratch memory and views of it.
 PROFILE_RANGE = "tpuzzle-profile"  # the NVTX range around the profiled call of solve()
-ALLOWED_OPS = {
-    "empty",
-    "empty_strided",
-    "empty_like",
-    "new_empty",
-    "new_empty_strided",
-    "zeros",
-    "zeros_like",
-    "new_zeros",
-    "ones",
-    "ones_like",
-    "new_ones",
-    "zero_",
-    "fill_",
-    "full",
-    "full_like",
-    "view",
-    "_unsafe_view",
-    "as_strided",
-    "slice",
-    "select",
-    "alias",
-    "detach",
-    "lift_fresh",
-    "reshape",
-    "_reshape_alias",
-    "unsqueeze",
-    "squeeze",
-    "t",
-    "transpose",
-    "permute",
-    "expand",
-}
-
-
-PR_SET_PDEATHSIG = 1  # prctl(2): the signal this process gets when its parent dies
-PR_SET_CHILD_SUBREAPER = 36  # prctl(2): orphaned descendants are re-parented to this process
-
-
-class Rejected(Exception):
-    """solve() broke the rules: PyTorch did the work (`torch-in-solve`), or device work ran that
-    no Triton kernel of its own did (`foreign-launch`)."""
-
-    def __init__(self, message: str, kind: str = "torch-in-solve"):
-        super().__init__(message)
-        self.kind = kind
 
 
 class Worker:
@@ -129,7 +80,7 @@ class Worker:
             )
             return
         imported = time.monotonic()
-        env = environment(self.interpret)  # the first CUDA call: the context is created here
+        env = host.environment(self.interpret)  # the first CUDA call: the context is created here
         self.confine()
         startup = {
             # CLOCK_MONOTONIC is system-wide: the parent's launch time is comparable to ours
@@ -191,29 +142,21 @@ class Worker:
             for fd in fds:
                 os.close(fd)
 
-    # -------------------------------------------------------------------- before the submission
+    # -------------------------------------------------------------------- the timer's commands
+    # judge.workers.timer_commands: measuring before a submission is imported, and replaying what
+    # a submission's worker recorded (served by the timer, which never imports a submission)
 
     def op_calibrate(self, cmd: dict) -> None:
-        self.send("calibrated", value=bench.calibrate())
+        timer_commands.op_calibrate(self, cmd)
 
     def op_time_reference(self, cmd: dict) -> None:
-        """The reference's times, and those of each library call reference.py lists in LIBRARY
-        (other means to the same output), in the same harness."""
-        if self.reference is None:
-            module = import_file(self.spec.directory / "reference.py", "reference")
-            self.reference = module.reference
-            self.libraries = dict(getattr(module, "LIBRARY", None) or {})
-        sets = [self.build(cmd, seed, paths)[2] for seed, paths in input_sets(cmd)]
+        timer_commands.op_time_reference(self, cmd)
 
-        def timed(fn) -> list[float]:
-            calls = itertools.cycle(sets)
-            return bench.time_calls(lambda: fn(*next(calls)))
+    def op_replay(self, cmd: dict) -> None:
+        timer_commands.op_replay(self, cmd)
 
-        value = {
-            "reference": timed(self.reference),
-            "library": {label: timed(fn) for label, fn in self.libraries.items()},
-        }
-        self.send("reference_timed", value=value)
+    def op_check_case(self, cmd: dict) -> None:
+        timer_commands.op_check_case(self, cmd)
 
     # -------------------------------------------------------------------- the submission
 
@@ -258,7 +201,7 @@ class Worker:
             clock.lap("call_s")
             self.dump(fulls, cmd["tag"])
             clock.lap("dump_s")
-        self.alone()
+        host.alone()
         self.send("case_done", foreign=foreign, seconds=clock.laps, sequence=sequence)
 
     def op_profile(self, cmd: dict) -> None:
@@ -329,7 +272,7 @@ class Worker:
                 if cmd.get("dump", True):  # else the timer checks the replayed calls
                     self.dump(fulls, f"{cmd['tag']}_set{j}")
         clock.lap("record_s")
-        self.alone()
+        host.alone()
         self.send("bench_done", foreign=foreign, seconds=clock.laps, sequences=sequences)
 
     @staticmethod
@@ -339,91 +282,6 @@ class Worker:
             replay.Region("buf", name, full.data_ptr(), full.numel() * full.element_size())
             for name, full in fulls.items()
         ]
-
-    def op_replay(self, cmd: dict) -> None:
-        """(The timer only.) A recorded sequence replayed on fresh input sets, every call timed
-        and checked here on the device; then one call per set checked after it ended, against
-        references put on the device only then (player.checked_after). A set whose call is
-        wrong there leaves its buffers in TAG_setJ files for the parent's report."""
-        clock = Stopwatch()
-        sequence, replayer = self.replayer(cmd)
-        tolerance = self.spec.tolerance.at(cmd["sizes"])
-        sets, truths = [], []
-        for seed, paths, files in zip(cmd["seeds"], cmd["inputs"], cmd["truths"], strict=True):
-            initial = self.drawn(cmd["sizes"], seed, cmd.get("draw", ""), paths)
-            truths.append(mapped_truths(files))
-            sets.append(
-                player.CheckedSet(
-                    self.spec, cmd["sizes"], initial, truths[-1], tolerance, sequence.scratch
-                )
-            )
-        self.sync()
-        clock.lap("setup_s")
-        result = player.timed(replayer, sets) if cmd.get("timed", True) else player.UNTIMED
-        clock.lap("timed_s")
-        wrong_sets = []
-        for j, (one, expected) in enumerate(zip(sets, truths, strict=True)):
-            one.reset()
-            replayer.play(one.bases, one.scratch)
-            self.sync()
-            wrong, _ = player.checked_after(
-                self.spec, cmd["sizes"], one.fulls, one.starts, expected, tolerance
-            )
-            if wrong:
-                self.dump(one.fulls, f"{cmd['tag']}_set{j}")
-                wrong_sets.append(j)
-        clock.lap("after_s")
-        launches = list(sequence.describe())
-        self.send(
-            "replayed", launches=launches, wrong_sets=wrong_sets, seconds=clock.laps, **result
-        )
-
-    def op_check_case(self, cmd: dict) -> None:
-        """(The timer only.) One case's recorded call replayed once on this process's own
-        buffers and checked after it ended (player.checked_after); the buffers are left in
-        TAG_NAME files for the parent's report only when something was wrong."""
-        clock = Stopwatch()
-        sequence, replayer = self.replayer(cmd)
-        [(seed, paths)] = input_sets(cmd)
-        initial = self.drawn(cmd["sizes"], seed, cmd.get("draw", ""), paths)
-        clock.lap("load_s")
-        fulls, before = player.played_once(
-            replayer, self.spec, cmd["sizes"], initial, sequence.scratch
-        )
-        clock.lap("play_s")
-        tolerance = self.spec.tolerance.at(cmd["sizes"])
-        truths = mapped_truths(cmd["truths"])
-        wrong, worst = player.checked_after(
-            self.spec, cmd["sizes"], fulls, before, truths, tolerance
-        )
-        clock.lap("check_s")
-        if wrong:
-            self.dump(fulls, cmd["tag"])
-        self.send("case_checked", wrong=wrong, max_error=worst, seconds=clock.laps)
-
-    def replayer(self, cmd: dict) -> tuple[replay.Sequence, player.Player]:
-        """The command's validated sequence and its player, the kernels loaded once each."""
-        if not self.timer or self.solve is not None:
-            raise LoadError("protocol", "only the timer replays")
-        sequence = replay.validated(cmd["sequence"])
-        missing = [k for k in sequence.kernels if k.key not in self.kernels]
-        self.kernels |= player.load_kernels(missing, Path(cmd["kernels"]))
-        return sequence, player.Player(sequence, self.kernels)
-
-    def alone(self) -> None:
-        """No process the submission started may still run: a helper process could do the work
-        on the device, out of sight of this process's profiler and events."""
-        found = descendants(os.getpid())
-        if found:
-            for pid, _ in found:  # they may have left the process group the judge kills
-                with contextlib.suppress(OSError):
-                    os.kill(pid, signal.SIGKILL)
-            names = ", ".join(f"{pid} ({name})" for pid, name in found[:3])
-            raise Rejected(
-                f"solve() left {len(found)} process(es) running: {names}; the work must be done "
-                "by Triton kernels launched from the judged process",
-                kind="helper-process",
-            )
 
     @property
     def in_place(self) -> bool:
@@ -544,20 +402,6 @@ class Worker:
             torch.cuda.synchronize()
 
 
-class Stopwatch:
-    """Seconds spent in each named stretch of a command, reported with its answer (where a
-    judging's time goes; nothing is decided on them)."""
-
-    def __init__(self):
-        self.last = time.monotonic()
-        self.laps: dict[str, float] = {}
-
-    def lap(self, name: str) -> None:
-        now = time.monotonic()
-        self.laps[name] = round(now - self.last, 4)
-        self.last = now
-
-
 @contextlib.contextmanager
 def collector_paused():
     """Python's cyclic garbage collector off: while a benchmark records, no finalizer a
@@ -571,166 +415,13 @@ def collector_paused():
             gc.enable()
 
 
-def mapped_truths(files: dict) -> dict:
-    """The expected outputs the parent sealed for the timer, mapped by name."""
-    return {name: inputs.mapped(t["path"], t["dtype"], t["n"]) for name, t in files.items()}
-
-
-def input_sets(cmd: dict) -> list[tuple[int, dict]]:
-    """(seed, the parent's sealed input files) of each input set of a command."""
-    if "seeds" in cmd:
-        return list(zip(cmd["seeds"], cmd.get("inputs") or [{}] * len(cmd["seeds"]), strict=True))
-    return [(cmd["seed"], cmd.get("inputs") or {})]
-
-
-_MODE_CLASS = None
-
-
-def referee():
-    """A TorchDispatchMode that sees every ATen op run during solve() and rejects real work.
-
-    The first forbidden op is remembered even if the submission catches the exception.
-    """
-    global _MODE_CLASS
-    if _MODE_CLASS is None:
-        from torch.utils._python_dispatch import TorchDispatchMode
-
-        class RefereeMode(TorchDispatchMode):
-            violation = ""
-            recorder = None
-
-            @classmethod
-            def _should_skip_dynamo(cls) -> bool:
-                # PyTorch would wrap __torch_dispatch__ to keep torch.compile out of it, which
-                # imports torch._dynamo (seconds) at the first call; nothing here compiles.
-                return False
-
-            def __torch_dispatch__(self, func, types, args=(), kwargs=None):
-                name = func.__name__.split(".")[0]
-                if name not in ALLOWED_OPS:
-                    self.violation = self.violation or (
-                        f"solve() used PyTorch to do the work: aten.{name} ran inside solve(); "
-                        "only Triton kernels may compute the answer"
-                    )
-                    raise Rejected(self.violation)
-                result = func(*args, **(kwargs or {}))
-                if self.recorder is not None:
-                    self.recorder.note_op(name, args, result)
-                return result
-
-        _MODE_CLASS = RefereeMode
-    return _MODE_CLASS()
-
-
-def classify(exc: BaseException) -> tuple[str, str]:
-    """(reason, message) for an exception raised by a submission's solve()."""
-    if isinstance(exc, SystemExit):
-        return "exit", f"solve() called sys.exit({exc.code})"
-    module = type(exc).__module__ or ""
-    text = describe(exc)
-    if module.startswith("triton") and ("compil" in module or "Interpreter" in type(exc).__name__):
-        return "compile-error", f"the kernel did not compile: {text}"
-    if module.startswith("triton") and type(exc).__name__ in ("CompilationError", "TritonError"):
-        return "compile-error", f"the kernel did not compile: {text}"
-    limit = limit_reached(exc)
-    if limit:
-        return limit, f"solve() reached the worker's {limit.removesuffix('-limit')} limit: {text}"
-    lowered = str(exc).lower()
-    if "cuda error" in lowered or "illegal memory access" in lowered or "accelerator" in lowered:
-        return "cuda-error", f"CUDA error: {text}"
-    return "exception", f"solve() raised {text}"
-
-
-def environment(interpret: bool) -> dict:
-    import triton
-
-    env = {
-        "mode": "interpreter" if interpret else "gpu",
-        "device": "cpu (Triton interpreter)",
-        "driver": "",
-        "cuda": torch.version.cuda or "",
-        "triton": triton.__version__,
-        "torch": torch.__version__,
-        "python": platform.python_version(),
-    }
-    if not interpret:
-        env["device"] = torch.cuda.get_device_name()
-        env["driver"] = driver_version()
-        major, minor = torch.cuda.get_device_capability()
-        env["capability"] = f"{major}.{minor}"
-        env["shared_memory_kb"] = shared_memory_kb()
-    return env
-
-
-def shared_memory_kb() -> int:
-    """Shared memory one block may opt in to, in KiB (0 where neither PyTorch nor Triton says)."""
-    props = torch.cuda.get_device_properties(torch.cuda.current_device())
-    found = getattr(props, "shared_memory_per_block_optin", 0)
-    if not found:
-        try:
-            from triton.runtime import driver
-
-            device = driver.active.get_current_device()
-            found = driver.active.utils.get_device_properties(device).get("max_shared_mem", 0)
-        except Exception:  # a Triton without the query
-            found = 0
-    return int(found) // 1024
-
-
-def driver_version() -> str:
-    try:
-        text = Path("/proc/driver/nvidia/version").read_text()
-        return next(w for w in text.split() if w[:1].isdigit() and w.count(".") >= 1)
-    except (OSError, StopIteration):
-        return ""
-
-
-def descendants(pid: int) -> list[tuple[int, str]]:
-    """(pid, name) of every live descendant of a process, from /proc (zombies left out); empty
-    where /proc does not list children."""
-    found, todo = [], [pid]
-    while todo:
-        parent = todo.pop()
-        for children in Path(f"/proc/{parent}/task").glob("*/children"):
-            try:
-                pids = [int(p) for p in children.read_text().split()]
-            except (OSError, ValueError):
-                continue
-            for child in pids:
-                todo.append(child)
-                try:
-                    stat = Path(f"/proc/{child}/stat").read_text()
-                except OSError:
-                    continue
-                name, state = stat[stat.index("(") + 1 : stat.rindex(")")], stat.rsplit(")", 1)[1]
-                if state.split()[0] not in ("Z", "X"):
-                    found.append((child, name))
-    return found
-
-
-def die_with_parent(parent: int | None) -> None:
-    """On Linux, ask the kernel to kill this worker when the judge dies, even by SIGKILL, so that
-    a killed batch leaves no worker running on the GPU; and to re-parent the submission's
-    orphaned processes to this worker, so that none escapes `Worker.alone`. `parent` is None
-    when a tool (the sanitizer) stands between the judge and the worker: the worker then dies
-    with the tool."""
-    try:
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
-        libc.prctl(PR_SET_CHILD_SUBREAPER, 1)  # a daemonised helper stays a descendant
-    except (OSError, AttributeError):
-        return
-    if parent is not None and os.getppid() != parent:  # the judge died before the request
-        os._exit(1)
-
-
 def run(
     job_dir: str | Path, cmd_fd: int, event_fd: int, parent: int | None, pass_fd: int | None = None
 ) -> int:
     """Serve one job: commands on cmd_fd, events on event_fd, until told to exit. `parent` is
     the process this worker dies with (None: leave that to a tool standing in between)."""
     worker = Worker(Path(job_dir), cmd_fd, event_fd, pass_fd)
-    die_with_parent(parent)
+    host.die_with_parent(parent)
     profile_dir = os.environ.get("TPUZZLE_PROFILE_DIR")  # for developers of the judge
     if profile_dir:
         import cProfile

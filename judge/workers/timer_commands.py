@@ -1,0 +1,117 @@
+"""The commands the timer serves: the device's peaks (`op_calibrate`) and the reference's times
+(`op_time_reference`), measured before any submission is imported; and a launch sequence that a
+submission's worker recorded, replayed on the timer's own buffers, timed and checked
+(`op_replay`) or checked once (`op_check_case`).
+
+The timer is a `judge.workers.worker.Worker` started with `timer` in its job; it never imports a
+submission. Each function here takes that worker (its puzzle, its buffers, its answers) and one
+command; the worker's op_* methods of the same names call them.
+"""
+
+from __future__ import annotations
+
+import itertools
+from pathlib import Path
+
+from judge.core import bench, inputs
+from judge.core.loader import LoadError, import_file
+from judge.workers import player, replay
+from judge.workers.commands import Stopwatch, input_sets
+
+
+def op_calibrate(worker, cmd: dict) -> None:
+    worker.send("calibrated", value=bench.calibrate())
+
+
+def op_time_reference(worker, cmd: dict) -> None:
+    """The reference's times, and those of each library call reference.py lists in LIBRARY
+    (other means to the same output), in the same harness."""
+    if worker.reference is None:
+        module = import_file(worker.spec.directory / "reference.py", "reference")
+        worker.reference = module.reference
+        worker.libraries = dict(getattr(module, "LIBRARY", None) or {})
+    sets = [worker.build(cmd, seed, paths)[2] for seed, paths in input_sets(cmd)]
+
+    def timed(fn) -> list[float]:
+        calls = itertools.cycle(sets)
+        return bench.time_calls(lambda: fn(*next(calls)))
+
+    value = {
+        "reference": timed(worker.reference),
+        "library": {label: timed(fn) for label, fn in worker.libraries.items()},
+    }
+    worker.send("reference_timed", value=value)
+
+
+def op_replay(worker, cmd: dict) -> None:
+    """(The timer only.) A recorded sequence replayed on fresh input sets, every call timed
+    and checked here on the device; then one call per set checked after it ended, against
+    references put on the device only then (player.checked_after). A set whose call is
+    wrong there leaves its buffers in TAG_setJ files for the parent's report."""
+    clock = Stopwatch()
+    sequence, replayer = loaded_sequence(worker, cmd)
+    tolerance = worker.spec.tolerance.at(cmd["sizes"])
+    sets, truths = [], []
+    for seed, paths, files in zip(cmd["seeds"], cmd["inputs"], cmd["truths"], strict=True):
+        initial = worker.drawn(cmd["sizes"], seed, cmd.get("draw", ""), paths)
+        truths.append(mapped_truths(files))
+        sets.append(
+            player.CheckedSet(
+                worker.spec, cmd["sizes"], initial, truths[-1], tolerance, sequence.scratch
+            )
+        )
+    worker.sync()
+    clock.lap("setup_s")
+    result = player.timed(replayer, sets) if cmd.get("timed", True) else player.UNTIMED
+    clock.lap("timed_s")
+    wrong_sets = []
+    for j, (one, expected) in enumerate(zip(sets, truths, strict=True)):
+        one.reset()
+        replayer.play(one.bases, one.scratch)
+        worker.sync()
+        wrong, _ = player.checked_after(
+            worker.spec, cmd["sizes"], one.fulls, one.starts, expected, tolerance
+        )
+        if wrong:
+            worker.dump(one.fulls, f"{cmd['tag']}_set{j}")
+            wrong_sets.append(j)
+    clock.lap("after_s")
+    launches = list(sequence.describe())
+    worker.send("replayed", launches=launches, wrong_sets=wrong_sets, seconds=clock.laps, **result)
+
+
+def op_check_case(worker, cmd: dict) -> None:
+    """(The timer only.) One case's recorded call replayed once on this process's own
+    buffers and checked after it ended (player.checked_after); the buffers are left in
+    TAG_NAME files for the parent's report only when something was wrong."""
+    clock = Stopwatch()
+    sequence, replayer = loaded_sequence(worker, cmd)
+    [(seed, paths)] = input_sets(cmd)
+    initial = worker.drawn(cmd["sizes"], seed, cmd.get("draw", ""), paths)
+    clock.lap("load_s")
+    fulls, before = player.played_once(
+        replayer, worker.spec, cmd["sizes"], initial, sequence.scratch
+    )
+    clock.lap("play_s")
+    tolerance = worker.spec.tolerance.at(cmd["sizes"])
+    truths = mapped_truths(cmd["truths"])
+    wrong, worst = player.checked_after(worker.spec, cmd["sizes"], fulls, before, truths, tolerance)
+    clock.lap("check_s")
+    if wrong:
+        worker.dump(fulls, cmd["tag"])
+    worker.send("case_checked", wrong=wrong, max_error=worst, seconds=clock.laps)
+
+
+def loaded_sequence(worker, cmd: dict) -> tuple[replay.Sequence, player.Player]:
+    """The command's validated sequence and its player, the kernels loaded once each."""
+    if not worker.timer or worker.solve is not None:
+        raise LoadError("protocol", "only the timer replays")
+    sequence = replay.validated(cmd["sequence"])
+    missing = [k for k in sequence.kernels if k.key not in worker.kernels]
+    worker.kernels |= player.load_kernels(missing, Path(cmd["kernels"]))
+    return sequence, player.Player(sequence, worker.kernels)
+
+
+def mapped_truths(files: dict) -> dict:
+    """The expected outputs the parent sealed for the timer, mapped by name."""
+    return {name: inputs.mapped(t["path"], t["dtype"], t["n"]) for name, t in files.items()}

@@ -136,7 +136,7 @@ def test_real_workers_on_two_cpu_lanes(vector_add, puzzles_root):
 
 
 def test_setup_turns_the_command_line_into_options_and_lanes(monkeypatch):
-    monkeypatch.setattr(batch.channel, "cuda_present", lambda: False)
+    monkeypatch.setattr(batch.launcher, "cuda_present", lambda: False)
     monkeypatch.setenv("TPUZZLE_SECRET_SEED", "from-env")
     plan = batch.setup(batch.Choices(interpret=False, timing=False, timeout=3.0, jobs=2))
     assert plan.mode == "interpreter" and plan.devices == (None, None)
@@ -150,7 +150,7 @@ def test_setup_turns_the_command_line_into_options_and_lanes(monkeypatch):
 
 
 def test_setup_on_gpus_gives_per_gpu_lanes_per_device(monkeypatch):
-    monkeypatch.setattr(batch.channel, "cuda_present", lambda: True)
+    monkeypatch.setattr(batch.launcher, "cuda_present", lambda: True)
     plan = batch.setup(batch.Choices(gpus="1,3", jobs=4, per_gpu=1))
     assert plan.mode == "gpu" and plan.devices == (1, 3)
     assert batch.setup(batch.Choices(gpus="1,3", per_gpu=2)).devices == (1, 1, 3, 3)

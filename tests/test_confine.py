@@ -15,7 +15,7 @@ import pytest
 
 from judge.core.spec_reader import load_spec, worker_view
 from judge.errors import JudgeError
-from judge.workers import channel, confine
+from judge.workers import channel, confine, launcher, watchdog
 
 CONFINABLE = not confine.available()
 needs_confinement = pytest.mark.skipif(not CONFINABLE, reason="cannot confine here")
@@ -137,8 +137,8 @@ def test_a_confined_process_keeps_to_its_rules(tmp_path):
 def test_the_watchdog_counts_a_tree_and_sums_folders(tmp_path):
     sleepers = [subprocess.Popen(["sleep", "30"]) for _ in range(3)]
     try:
-        assert channel.tree_size(os.getpid()) >= 4
-        dog = channel.Watchdog([tmp_path], confine.Limits(processes=2))
+        assert watchdog.tree_size(os.getpid()) >= 4
+        dog = watchdog.Watchdog([tmp_path], confine.Limits(processes=2))
         kind, message = dog.check(os.getpid())
         assert kind == "process-limit" and "limit of 2" in message
     finally:
@@ -146,10 +146,10 @@ def test_the_watchdog_counts_a_tree_and_sums_folders(tmp_path):
             proc.kill()
             proc.wait()
     (tmp_path / "big").write_bytes(b"x" * (3 << 20))
-    dog = channel.Watchdog([tmp_path], confine.Limits(disk_bytes=1 << 20))
+    dog = watchdog.Watchdog([tmp_path], confine.Limits(disk_bytes=1 << 20))
     kind, message = dog.check(os.getpid())
     assert kind == "disk-limit" and "1 MiB" in message
-    assert channel.folder_bytes([tmp_path], 10) == ((3 << 20), 1)
+    assert watchdog.folder_bytes([tmp_path], 10) == ((3 << 20), 1)
 
 
 def test_sealed_files_travel_as_file_descriptors():
@@ -172,7 +172,7 @@ def test_sealed_files_travel_as_file_descriptors():
 
 def test_a_worker_is_handed_its_puzzle_without_cases(tmp_path, puzzles_root):
     spec_file = puzzles_root / "vector_add" / "puzzle.yaml"
-    staged = channel.staged_spec(spec_file, tmp_path)
+    staged = launcher.staged_spec(spec_file, tmp_path)
     text = staged.read_text()
     assert "tests" not in worker_view(spec_file) and "seed" not in text and "hints" not in text
     spec = load_spec(staged, view=True)
@@ -186,7 +186,7 @@ def test_the_worker_gets_its_own_copy_of_the_submission(tmp_path):
     original.parent.mkdir(parents=True)
     original.write_text("def solve(): pass\n")
     (tmp_path / "job").mkdir()
-    copy = channel.staged_submission(original, tmp_path / "job")
+    copy = launcher.staged_submission(original, tmp_path / "job")
     assert copy.read_text() == original.read_text() and copy.name == "vector_add.py"
     assert original.parent not in copy.parents
 

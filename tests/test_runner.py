@@ -9,7 +9,7 @@ import pytest
 from judge.core.results import Progress, Verdict
 from judge.core.spec import Case
 from judge.judging import measure, runner
-from judge.workers import channel
+from judge.workers import launcher
 
 CORRECT = """
 import triton
@@ -59,13 +59,13 @@ def test_secret_from_environment_or_file(tmp_path, monkeypatch):
 def test_worker_environment(tmp_path, monkeypatch):
     monkeypatch.setenv(runner.SECRET_ENV, "hidden")
     monkeypatch.setenv("TPUZZLE_PROFILE_DIR", str(tmp_path))
-    env = channel.worker_env(tmp_path, interpret=False, gpu=1)
+    env = launcher.worker_env(tmp_path, interpret=False, gpu=1)
     assert runner.SECRET_ENV not in env and "TRITON_INTERPRET" not in env
     assert "TPUZZLE_DB" not in env and "TPUZZLE_CACHE" not in env  # set by the fixture
     assert env["TPUZZLE_PROFILE_DIR"] == str(tmp_path)
     assert env["CUDA_VISIBLE_DEVICES"] == "1"
     assert env["TRITON_CACHE_DIR"] == str(tmp_path / "triton-cache")
-    assert channel.worker_env(tmp_path, interpret=True, gpu=None)["TRITON_INTERPRET"] == "1"
+    assert launcher.worker_env(tmp_path, interpret=True, gpu=None)["TRITON_INTERPRET"] == "1"
 
 
 def test_secret_changes_the_seeds_and_never_reaches_the_worker(

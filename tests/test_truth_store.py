@@ -105,9 +105,9 @@ def test_a_budget_of_zero_keeps_nothing(vector_add, keep_every_truth, monkeypatc
 
 
 def test_kept_truths_lie_where_no_worker_may_look(vector_add, tmp_path):
-    from judge.workers import channel
+    from judge.workers import launcher
 
-    forbidden = channel.forbidden_dirs(
+    forbidden = launcher.forbidden_dirs(
         vector_add.directory / "puzzle.yaml", tmp_path / "mine.py", dict(os.environ)
     )
     assert any(d == truth_store.root() or d in truth_store.root().parents for d in forbidden)

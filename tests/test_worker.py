@@ -18,8 +18,8 @@ def test_a_busy_worker_dies_with_its_judge_even_on_sigkill(vector_add, puzzles_r
     script = (
         "import time\n"
         "from pathlib import Path\n"
-        "from judge.workers import channel\n"
-        f"w = channel.launch(Path({str(vector_add.directory / 'puzzle.yaml')!r}), "
+        "from judge.workers import launcher\n"
+        f"w = launcher.launch(Path({str(vector_add.directory / 'puzzle.yaml')!r}), "
         f"Path({str(loop)!r}), True, None)\n"
         "w.expect('ready', 120, 'starting')\n"
         "w.expect_ok({'op': 'load'}, 'loaded', 60, 'loading')\n"

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from judge.workers import channel
-from judge.workers.spawner import ForkedProcess
+from judge.workers import channel, launcher
+from judge.workers.spawner import ForkedProcess, Spawner
 
 SHOW_ENV = """
 import os, sys
@@ -29,13 +29,13 @@ def launched(vector_add, write_submission):
     def launch(source: str, **environ) -> channel.WorkerProcess:
         path = write_submission(source)
         env = {**os.environ, **environ}
-        worker = channel.launch(vector_add.directory / "puzzle.yaml", path, True, None, None, env)
+        worker = launcher.launch(vector_add.directory / "puzzle.yaml", path, True, None, None, env)
         workers.append(worker)
         return worker
 
     yield launch
     for worker in workers:
-        channel.discard(worker)
+        launcher.discard(worker)
 
 
 def test_a_forked_worker_is_a_session_leader_with_its_own_environment(launched, monkeypatch):
@@ -67,23 +67,23 @@ def test_the_exit_code_and_the_signal_of_a_forked_worker_are_reported(launched):
 def test_a_zygote_that_dies_takes_its_workers_and_is_replaced(launched):
     worker = launched("def solve(a_ptr, b_ptr, c_ptr, N):\n    pass\n")
     worker.expect("ready", 120, "starting")
-    spawner = channel.zygote(True)
+    spawner = launcher.zygote(True)
     os.kill(spawner.proc.pid, signal.SIGKILL)
     assert worker.proc.wait(timeout=30) == -signal.SIGKILL
     assert not spawner.usable
-    assert channel.zygote(True) is not spawner
+    assert launcher.zygote(True) is not spawner
 
 
 def test_closing_the_zygote_ends_its_workers(vector_add, write_submission, tmp_path):
     path = write_submission("import time\ntime.sleep(600)\n")
-    spawner = channel.Spawner.start(channel.zygote_env(True))
+    spawner = Spawner.start(launcher.zygote_env(True))
     job = tmp_path / "job"
     (job / "work").mkdir(parents=True)
     (job / "job.json").write_text(
         f'{{"spec": "{vector_add.directory / "puzzle.yaml"}", "submission": "{path}", '
         '"interpret": true}'
     )
-    env = channel.worker_env(job, True, None)
+    env = launcher.worker_env(job, True, None)
     proc, cmd_w, event_r, passer = spawner.fork(str(job), str(job / "work"), env, 120)
     os.write(cmd_w, b'{"op": "load"}\n')
     time.sleep(0.5)
@@ -103,7 +103,7 @@ def test_closing_the_zygote_ends_its_workers(vector_add, write_submission, tmp_p
 
 
 def test_without_the_zygote_workers_start_from_nothing(launched, monkeypatch):
-    monkeypatch.setenv(channel.ZYGOTE_ENV, "0")
+    monkeypatch.setenv(launcher.ZYGOTE_ENV, "0")
     worker = launched("def solve(a_ptr, b_ptr, c_ptr, N):\n    pass\n")
     assert isinstance(worker.proc, subprocess.Popen)
     assert worker.expect("ready", 120, "starting")["event"] == "ready"
@@ -113,9 +113,9 @@ def test_compiled_kernels_are_kept_per_submission_path(tmp_path, monkeypatch):
     monkeypatch.setenv("TPUZZLE_CACHE", str(tmp_path / "cache"))
     a, b = tmp_path / "a.py", tmp_path / "b.py"
     env = dict(os.environ)
-    assert channel.compiled_dir(a, env) == channel.compiled_dir(Path(str(a)), env)
-    assert channel.compiled_dir(a, env) != channel.compiled_dir(b, env)
-    assert channel.compiled_dir(a, {**env, channel.KEEP_COMPILED_ENV: "0"}) is None
+    assert launcher.compiled_dir(a, env) == launcher.compiled_dir(Path(str(a)), env)
+    assert launcher.compiled_dir(a, env) != launcher.compiled_dir(b, env)
+    assert launcher.compiled_dir(a, {**env, launcher.KEEP_COMPILED_ENV: "0"}) is None
 
 
 def test_only_the_most_recently_used_compiled_caches_are_kept(tmp_path):
@@ -123,7 +123,7 @@ def test_only_the_most_recently_used_compiled_caches_are_kept(tmp_path):
         folder = tmp_path / f"d{i}"
         folder.mkdir()
         os.utime(folder, (1000 + i, 1000 + i))
-    channel.prune(tmp_path, 2)
+    launcher.prune(tmp_path, 2)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["d3", "d4"]
 
 
@@ -176,8 +176,8 @@ def test_a_gpu_is_numbered_as_the_client_numbers_it(tmp_path, monkeypatch):
     its own: --gpu 1 of a client that sees devices 2,3 is device 3."""
     monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "0,1")
     client = {"CUDA_VISIBLE_DEVICES": "2,3"}
-    assert channel.worker_env(tmp_path, False, 1, client)["CUDA_VISIBLE_DEVICES"] == "3"
-    assert channel.worker_env(tmp_path, False, 1)["CUDA_VISIBLE_DEVICES"] == "1"
+    assert launcher.worker_env(tmp_path, False, 1, client)["CUDA_VISIBLE_DEVICES"] == "3"
+    assert launcher.worker_env(tmp_path, False, 1)["CUDA_VISIBLE_DEVICES"] == "1"
 
 
 def test_a_relaunched_worker_gets_the_environment_of_the_first(launched):
@@ -195,4 +195,4 @@ def test_a_relaunched_worker_gets_the_environment_of_the_first(launched):
             assert "mark from-the-client" in worker.output()
         assert again.dir != first.dir
     finally:
-        channel.discard(again)
+        launcher.discard(again)

@@ -23,7 +23,7 @@ from judge.insight.metrics import Kernel, kernels, rows
 from judge.judging.plan import Plan
 from judge.judging.truths import Truths
 from judge.judging.verify import Checker
-from judge.workers import channel, tools
+from judge.workers import launcher, tools
 from judge.workers.worker import PROFILE_RANGE
 
 TOOL_ENV = "TPUZZLE_NCU"
@@ -59,7 +59,7 @@ def find_tool() -> Path:
 def ready() -> Path:
     """ncu's path, when there is a GPU to profile on; else JudgeError saying what is missing."""
     tool = find_tool()
-    if not channel.cuda_present():
+    if not launcher.cuda_present():
         raise JudgeError(
             "tpuzzle profile needs an NVIDIA GPU, and none is visible here (a CPU-only machine "
             "judges in the interpreter, but cannot profile)"
@@ -89,7 +89,7 @@ def profile(
     report = out / f"{spec.id}.ncu-rep"
     report.unlink(missing_ok=True)
     plan = Plan(spec, submission, "", False, Truths(spec, load_reference(spec)))
-    worker = channel.launch(
+    worker = launcher.launch(
         spec.directory / "puzzle.yaml",
         submission,
         False,
@@ -100,7 +100,7 @@ def profile(
         answer = _one_call(plan, worker, chosen)
         worker.stop()
     finally:
-        channel.discard(worker)
+        launcher.discard(worker)
     csv = out / f"{spec.id}.csv"
     metric_rows = _export(tool, report, csv)
     first = metric_rows[0] if metric_rows else {}

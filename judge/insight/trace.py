@@ -93,7 +93,7 @@ def traced(spec, submission: Path, case, timeout_s: float | None = None) -> list
     from judge.errors import JudgeError
     from judge.judging.plan import Plan
     from judge.judging.truths import Truths
-    from judge.workers import channel
+    from judge.workers import launcher
 
     sizes = case.size_map
     layouts = inputs.layouts(spec, sizes)
@@ -104,7 +104,7 @@ def traced(spec, submission: Path, case, timeout_s: float | None = None) -> list
             f"more at {case.name}: pick a smaller case with --size"
         )
     plan = Plan(spec, submission, "", True, Truths(spec, load_reference(spec)))
-    worker = channel.launch(spec.directory / "puzzle.yaml", submission, True, None)
+    worker = launcher.launch(spec.directory / "puzzle.yaml", submission, True, None)
     timeout = timeout_s or spec.timeout_s
     try:
         worker.expect("ready", 180.0, "starting the worker")
@@ -114,4 +114,4 @@ def traced(spec, submission: Path, case, timeout_s: float | None = None) -> list
         worker.expect_ok(command, "traced", timeout, f"case {case.name}")
         return read(path, shapes(spec, case))
     finally:
-        channel.discard(worker)
+        launcher.discard(worker)

@@ -26,7 +26,7 @@ from judge.core.results import RunReport
 from judge.core.spec import PuzzleSpec
 from judge.errors import JudgeError
 from judge.judging.gate import DeviceGate
-from judge.workers import channel
+from judge.workers import launcher
 
 LOOKAHEAD = 2  # workers a lane keeps starting ahead of the one it judges
 PER_GPU = 3  # judgings sharing one GPU in a batch (see gate.DeviceGate)
@@ -44,7 +44,7 @@ class Job:
 def parse_gpus(text: str) -> list[int]:
     """`all` (every visible CUDA device) or a comma-separated list of device indices."""
     if text.strip() == "all":
-        count = channel.cuda_device_count()
+        count = launcher.cuda_device_count()
         if count == 0:
             raise JudgeError("--gpus all: no CUDA device is visible")
         return list(range(count))
@@ -100,7 +100,7 @@ def setup(how: Choices, secret: str = "") -> Setup:
         raise JudgeError(f"--jobs {how.jobs}: expected at least 1")
     if how.per_gpu < 1:
         raise JudgeError(f"--per-gpu {how.per_gpu}: expected at least 1")
-    interpret = how.interpret or not channel.cuda_present()
+    interpret = how.interpret or not launcher.cuda_present()
     if how.gpus is not None and interpret:
         raise JudgeError("--gpus needs CUDA devices; without them, use --jobs for CPU lanes")
     gpus = parse_gpus(how.gpus) if how.gpus else None
@@ -118,7 +118,7 @@ def judge_each(
     jobs: Sequence[Job],
     options,
     devices: Sequence[int | None],
-    launch: Callable = channel.launch,
+    launch: Callable = launcher.launch,
     judge: Callable | None = None,
 ) -> Iterator[tuple[int, RunReport]]:
     """(position, report) for every job, in the order they finish.
@@ -128,8 +128,8 @@ def judge_each(
     STOP_WAIT_S for the lanes to end.
     """
     if judge is None:
-        if launch is channel.launch and jobs and options.interpret is not None:
-            channel.zygote(options.interpret)  # imports while this process imports PyTorch
+        if launch is launcher.launch and jobs and options.interpret is not None:
+            launcher.zygote(options.interpret)  # imports while this process imports PyTorch
         from judge.judging import runner
 
         judge = runner.judge
@@ -165,7 +165,7 @@ class _Batch:
         self.finished: queue.Queue = queue.Queue()
         self.lock = threading.Lock()
         self.interpret = (
-            options.interpret if options.interpret is not None else not channel.cuda_present()
+            options.interpret if options.interpret is not None else not launcher.cuda_present()
         )
         self.stopped = False
         self.live: set = set()  # workers started and not yet discarded
@@ -216,4 +216,4 @@ class _Batch:
             self.pending.clear()
             workers = list(self.live)
         for worker in workers:
-            channel.discard(worker)
+            launcher.discard(worker)

@@ -20,7 +20,7 @@ from judge.core.results import Progress, RunReport
 from judge.core.spec import PuzzleSpec
 from judge.errors import JudgeError, SubmissionNotFound
 from judge.judging import options, server
-from judge.workers import channel
+from judge.workers import launcher
 
 
 def judge_file(
@@ -41,7 +41,7 @@ def judge_file(
         except OSError as exc:
             print(f"note: judging in this process ({exc})", file=sys.stderr)
     if not fields.get("sanitize"):
-        channel.zygote(bool(fields["interpret"]))  # imports while this process imports PyTorch
+        launcher.zygote(bool(fields["interpret"]))  # imports while this process imports PyTorch
     from judge.judging import runner
 
     return runner.judge(spec, submission, options.RunOptions(**fields), progress=progress)
@@ -63,7 +63,7 @@ def run_fields(
 
     if not submission.is_file():
         raise SubmissionNotFound(f"{submission}: no such file")
-    interpret = interpret or not channel.cuda_present()
+    interpret = interpret or not launcher.cuda_present()
     tool = memcheck.find_tool() if sanitize else None
     if tool is not None and interpret:
         raise JudgeError("--sanitize checks kernels on a CUDA device; none is in use here")

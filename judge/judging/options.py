@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from judge.core.spec import Case, Draw
-from judge.workers.channel import SECRET_ENV, SECRET_FILE_ENV
+from judge.workers.launcher import SECRET_ENV, SECRET_FILE_ENV
 
 
 @dataclass(frozen=True)

@@ -31,15 +31,9 @@ from judge.judging.options import RunOptions, secret_from_env
 from judge.judging.plan import Plan, mix_seed
 from judge.judging.truths import Truths, truth_key
 from judge.judging.verify import Problem, outside_triton
-from judge.workers import channel, replay, sanitize
-from judge.workers.channel import (
-    SECRET_ENV,
-    SECRET_FILE_ENV,
-    WorkerFailure,
-    WorkerProcess,
-    WorkerReported,
-    launch,
-)
+from judge.workers import channel, launcher, replay, sanitize
+from judge.workers.channel import WorkerFailure, WorkerProcess, WorkerReported
+from judge.workers.launcher import SECRET_ENV, SECRET_FILE_ENV, launch
 
 __all__ = [  # what others import from here (from SECRET_ENV on, defined elsewhere)
     "RunOptions",
@@ -72,7 +66,7 @@ def judge(
 ) -> RunReport:
     """Judge one submission; never raises for anything the submission does.
 
-    `worker` may be one already started by `channel.launch` for this spec and submission (a
+    `worker` may be one already started by `launcher.launch` for this spec and submission (a
     batch starts its next workers while it judges; the judge server starts one with its client's
     environment). `gate` is the device's, when other judgings share it (batch): this one then
     checks beside them and times alone. `progress`, if given, is called from this thread as each
@@ -108,7 +102,7 @@ def judged_once(
     try:
         session = Session(spec, submission, options, worker, progress, gate)
     except BaseException:
-        channel.discard(worker)
+        launcher.discard(worker)
         raise
     findings = None
     try:
@@ -117,7 +111,7 @@ def judged_once(
             worker.stop()  # memcheck writes its summary as the worker exits
             findings = sanitize.read(worker.dir)
     finally:
-        channel.discard(worker)
+        launcher.discard(worker)
         session.close()
     if findings is not None:
         report = sanitize.with_findings(report, findings)
@@ -125,7 +119,7 @@ def judged_once(
 
 
 def start_worker(spec: PuzzleSpec, submission: Path, options: RunOptions) -> WorkerProcess:
-    interpret = options.interpret if options.interpret is not None else not channel.cuda_present()
+    interpret = options.interpret if options.interpret is not None else not launcher.cuda_present()
     return launch(
         spec.directory / "puzzle.yaml", submission, interpret, options.gpu, options.sanitize
     )
@@ -163,12 +157,12 @@ class Session:
         self.sent_bench: dict | None = None  # the first shape's benchmark command, under way
         # the timer: measures the device and the reference, replays and checks the timed calls
         if timer is None and not self.interpret and not options.sanitize:
-            timer = channel.launch_timer(spec.directory / "puzzle.yaml", options.gpu)
+            timer = launcher.launch_timer(spec.directory / "puzzle.yaml", options.gpu)
         self.timer = timer
 
     def close(self) -> None:
         if self.timer is not None:
-            channel.discard(self.timer)
+            launcher.discard(self.timer)
 
     @property
     def timed(self) -> bool:

@@ -178,13 +178,13 @@ class Server:
 
     def judge(self, message: dict, conn: socket.socket, progress) -> RunReport:
         from judge.judging import runner
-        from judge.workers import channel
+        from judge.workers import launcher
 
         spec_dir = Path(message["spec_dir"])
         spec = load_spec(spec_dir / "puzzle.yaml")
         options = RunOptions(**fields_from_dict(message["options"]))
         submission = Path(message["submission"])
-        worker = channel.launch(
+        worker = launcher.launch(
             spec_dir / "puzzle.yaml",
             submission,
             bool(options.interpret),
@@ -192,7 +192,7 @@ class Server:
             options.sanitize,
             environ=message["environ"],
         )
-        gone = watch_hangup(conn, lambda: channel.discard(worker))
+        gone = watch_hangup(conn, lambda: launcher.discard(worker))
         turn = contextlib.nullcontext() if options.interpret else self.turn(options.gpu)
         try:
             with turn:
@@ -233,12 +233,12 @@ def peer_uid(conn: socket.socket) -> int:
 
 def main(argv: list[str]) -> int:
     """Run a server at argv[1]: import what judging needs first, then listen."""
-    from judge.workers import channel  # noqa: F401 - PyTorch, imported once here
+    from judge.workers import launcher  # noqa: F401 - PyTorch, imported once here
 
     path = Path(argv[1])
-    channel.zygote(interpret=not channel.cuda_present())
+    launcher.zygote(interpret=not launcher.cuda_present())
     Server(path).serve()
-    channel.close_zygotes()
+    launcher.close_zygotes()
     return 0
 
 

@@ -72,7 +72,7 @@ def fresh_process_seconds(code: str, env: dict) -> float:
 START_UP_STEPS = {
     "python alone": "pass",
     "import judge.cli.app": "import judge.cli.app",
-    "channel.cuda_present()": "from judge.workers import channel; channel.cuda_present()",
+    "launcher.cuda_present()": "from judge.workers import launcher; launcher.cuda_present()",
     "import torch": "import torch",
     "import torch, triton; CUDA context": "import torch, triton; torch.zeros(1, device='cuda')",
 }

@@ -2,7 +2,7 @@
 outputs it computed before instead of computing them again on the CPU.
 
 They live under cache_dir()/truths, inside the judge's cache folder that no confined worker can
-see (channel.forbidden_dirs). A truth's key hashes everything it follows from: the puzzle's spec
+see (launcher.forbidden_dirs). A truth's key hashes everything it follows from: the puzzle's spec
 and reference (their bytes), the other files of its folder (their sizes and times: stored inputs,
 a source's code), the judge's code that draws inputs and calls the reference, PyTorch's version,
 and the case (sizes, seed, draw). A truth is kept only where computing it took longer than

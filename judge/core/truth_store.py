@@ -228,8 +228,3 @@ def _older_than(path: Path, seconds: float) -> bool:
         return time.time() - path.stat().st_mtime > seconds
     except OSError:
         return False
-
-
-def clear() -> None:
-    """Remove every kept truth."""
-    shutil.rmtree(root(), ignore_errors=True)

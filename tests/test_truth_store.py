@@ -1,3 +1,4 @@
+import json
 import os
 import shutil
 
@@ -128,3 +129,12 @@ def test_every_dtype_round_trips(keep_every_truth):
     for name, tensor in tensors.items():
         assert initial[name].dtype == tensor.dtype
         assert torch.equal(initial[name].view(torch.uint8), tensor.view(torch.uint8))
+
+
+def test_an_inout_buffer_is_counted_once_as_drawn_and_once_as_expected():
+    drawn, expected = torch.ones(100, dtype=torch.float32), torch.ones(100, dtype=torch.float64)
+    assert truth_store.keep("inout", {"x": drawn}, {"x": expected}, seconds=1.0)
+    meta = json.loads((truth_store.root() / "inout" / "meta.json").read_text())
+    assert meta["nbytes"] == 100 * 4 + 100 * 8
+    initial, outputs = truth_store.load("inout")
+    assert initial["x"].dtype == torch.float32 and outputs["x"].dtype == torch.float64

@@ -141,8 +141,8 @@ def keep(
     every process; the files are written into a folder of their own, renamed into place
     complete, so a reader never sees half a truth."""
     budget = budget_bytes()
-    tensors = {**initial, **outputs}
-    nbytes = sum(t.numel() * t.element_size() for t in tensors.values())
+    # an inout buffer is in both, under one name: each copy is written and counted
+    nbytes = sum(t.numel() * t.element_size() for g in (initial, outputs) for t in g.values())
     if budget <= 0 or nbytes > budget // 2 or not worth_keeping(seconds, nbytes):
         return False
     base = root()

@@ -137,3 +137,31 @@ def test_uint32_outputs_are_compared_above_the_int32_range():
     inputs.data_view(full, lay)[2] = torch.tensor(0xFFFFFFFE, dtype=torch.int64).to(torch.uint32)
     wrong = check.check_output(lay, full, expected, Tolerance(0.0, 0.0), was_output=True)
     assert wrong.mismatches == 1 and wrong.first[0].expected == float(0xFFFFFFFF)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_a_buffer_checked_in_small_chunks_gets_the_same_report(monkeypatch, seed):
+    """The counts, the first mismatches, the largest error and the written prefix do not
+    depend on where the chunks end."""
+    g = torch.Generator().manual_seed(seed)
+    n = 97
+    expected = torch.rand(n, generator=g, dtype=torch.float64)
+    lay, full = buffer(n)
+    data = inputs.data_view(full, lay)
+    data.copy_(expected)
+    kind = seed % 3
+    if kind == 0:  # scattered wrong values, NaNs and infinities
+        picks = torch.randperm(n, generator=g)[:20]
+        data[picks[:10]] += 1.0
+        data[picks[10:15]] = math.nan
+        data[picks[15:]] = math.inf
+    elif kind == 1:  # only a prefix written
+        data[40:] = inputs.sentinel("float32")
+    else:  # a hole, then written again
+        data[30:50] = inputs.sentinel("float32")
+    whole = check.check_output(lay, full, expected, TOL, was_output=True)
+    monkeypatch.setattr(check, "CHUNK", 7)
+    chunked = check.check_output(lay, full, expected, TOL, was_output=True)
+    assert repr(chunked) == repr(whole)  # NaN, which a Mismatch may hold, equals nothing
+    assert whole.written_prefix == (40 if kind == 1 else None)
+    assert whole.unwritten == {0: 0, 1: 57, 2: 20}[kind]

@@ -36,67 +36,82 @@ def check_output(
     so that a NaN never passes by accident), or when it equals the reference, infinities
     included; a NaN is right only where the reference is NaN too.
 
-    One float64 pass over the buffer, a chunk at a time (so a buffer of 100M elements never
-    needs gigabytes of temporaries); NaN, Inf and equality rules are applied only to the
-    elements outside the tolerance, which are few when the answer is nearly right.
+    One float64 pass over the buffer, a chunk at a time, keeping counts and the first few wrong
+    elements only (so a buffer of 100M elements, all of them wrong, never needs gigabytes of
+    temporaries); NaN, Inf and equality rules are applied only to the elements outside the
+    tolerance. When some are wrong, a second pass over the bits finds the unwritten elements.
     """
     data = full[lay.guard : lay.guard + lay.n]
-    bad, worst, worst_error = _out_of_tolerance(data, expected, tol)
-    g, e = data[bad].double(), expected[bad].double()
-    errors = (g - e).abs_().nan_to_num_(nan=float("inf"))
-    unwritten = sentinel_mask(data, lay.arg.dtype) if was_output and bad.numel() else None
-    never = unwritten[bad] if unwritten is not None else torch.zeros_like(bad, dtype=torch.bool)
+    tally = _Tally(sentinel=as_bits(sentinel(lay.arg.dtype)) if was_output else None)
+    for start in range(0, data.numel(), CHUNK):
+        tally.add(start, data[start : start + CHUNK], expected[start : start + CHUNK], tol)
+    prefix = written_prefix_of(data, lay.arg.dtype) if was_output and tally.wrong else None
     guard_before = modified_elements(full[: lay.guard], guard_byte(lay.arg))
     guard_after = modified_elements(full[lay.guard + lay.n :], guard_byte(lay.arg))
     return BufferCheck(
         name=lay.arg.name,
-        ok=bad.numel() == 0 and guard_before == 0 and guard_after == 0,
-        mismatches=int(bad.numel()),
+        ok=tally.wrong == 0 and guard_before == 0 and guard_after == 0,
+        mismatches=tally.wrong,
         total=lay.n,
-        unwritten=int(never.sum()),
-        max_error=worst_error,
-        max_error_index=worst,
-        nan_count=int((g.isnan() & ~never).sum()),
-        inf_count=int(g.isinf().sum()),
-        first=tuple(
-            Mismatch(index=int(i), got=float(g[k]), expected=float(e[k]), error=float(errors[k]))
-            for k, i in enumerate(bad[:FIRST_MISMATCHES])
-        ),
+        unwritten=tally.unwritten,
+        max_error=tally.worst_error,
+        max_error_index=tally.worst,
+        nan_count=tally.nans,
+        inf_count=tally.infs,
+        first=tuple(tally.first),
         guard_before=guard_before,
         guard_after=guard_after,
-        written_prefix=written_prefix(unwritten) if unwritten is not None else None,
+        written_prefix=prefix,
     )
 
 
 CHUNK = 1 << 22  # elements compared at a time
 
 
-def _out_of_tolerance(
-    data: torch.Tensor, expected: torch.Tensor, tol: Tolerance
-) -> tuple[torch.Tensor, int, float]:
-    """(indices of the wrong elements in order, index of the largest error, that error) where
-    a wrong element's error is |got - expected| (a NaN's infinite) and a right one's is at most
-    the tolerance (0 where it equals the reference); (empty, -1, 0.0) for an empty buffer."""
-    wrong, worst, worst_error = [], -1, 0.0
-    for start in range(0, data.numel(), CHUNK):
-        got = data[start : start + CHUNK].double()
-        exp = expected[start : start + CHUNK].double()
+class _Tally:
+    """What `check_output` keeps of the chunks it compared: counts of the wrong elements (the
+    unwritten, NaN and infinite among them), the first FIRST_MISMATCHES, the largest error.
+
+    A wrong element's error is |got - expected| (a NaN's infinite); a right one's is at most
+    the tolerance (0 where it equals the reference). The largest error is -1 and 0.0 for an
+    empty buffer."""
+
+    def __init__(self, sentinel: torch.Tensor | None):
+        self.sentinel = sentinel  # the unwritten bit pattern, for an output buffer
+        self.wrong = self.unwritten = self.nans = self.infs = 0
+        self.first: list[Mismatch] = []
+        self.worst, self.worst_error = -1, 0.0
+
+    def add(self, start: int, data: torch.Tensor, expected: torch.Tensor, tol: Tolerance) -> None:
+        got, exp = data.double(), expected.double()
         err = (got - exp).abs_()
-        ok = err <= exp.abs().mul_(tol.rtol).add_(tol.atol)
-        ok &= exp.isfinite()  # an infinite reference is met only by itself
-        bad = (~ok).nonzero().flatten()
-        if bad.numel():
-            g, e = got[bad], exp[bad]
-            rescued = (g == e) | (g.isnan() & e.isnan())
-            err[bad[rescued]] = 0.0
-            bad = bad[~rescued]
-            err[bad] = err[bad].nan_to_num(nan=float("inf"))
-            wrong.append(bad + start)
-        at = int(err.argmax())
-        if worst < 0 or float(err[at]) > worst_error:
-            worst, worst_error = start + at, float(err[at])
-    bad = torch.cat(wrong) if wrong else torch.zeros(0, dtype=torch.long)
-    return bad, worst, worst_error
+        wrong = err > exp.abs().mul_(tol.rtol).add_(tol.atol)
+        wrong |= err.isnan() | ~exp.isfinite()  # an infinite reference is met only by itself
+        if bool(wrong.any()):
+            rescued = wrong & ((got == exp) | (got.isnan() & exp.isnan()))
+            err.masked_fill_(rescued, 0.0).nan_to_num_(nan=float("inf"))
+            wrong &= ~rescued
+            self.count(start, wrong, data, got, exp, err)
+        at = int(err.argmax()) if err.numel() else -1
+        if at >= 0 and (self.worst < 0 or float(err[at]) > self.worst_error):
+            self.worst, self.worst_error = start + at, float(err[at])
+
+    def count(self, start, wrong, data, got, exp, err) -> None:
+        """Add one chunk's wrong elements (`wrong`, a mask) to the counts."""
+        if self.sentinel is not None:
+            never = (as_bits(data) == self.sentinel) & wrong
+        else:
+            never = torch.zeros_like(wrong)
+        self.wrong += int(wrong.sum())
+        self.unwritten += int(never.sum())
+        self.nans += int((got.isnan() & wrong & ~never).sum())
+        self.infs += int((got.isinf() & wrong).sum())
+        if len(self.first) < FIRST_MISMATCHES:
+            for i in wrong.nonzero().flatten()[: FIRST_MISMATCHES - len(self.first)].tolist():
+                mismatch = Mismatch(
+                    index=start + i, got=float(got[i]), expected=float(exp[i]), error=float(err[i])
+                )
+                self.first.append(mismatch)
 
 
 def check_input(lay: Layout, full: torch.Tensor, initial: torch.Tensor) -> BufferCheck:
@@ -115,12 +130,20 @@ def check_input(lay: Layout, full: torch.Tensor, initial: torch.Tensor) -> Buffe
     )
 
 
-def written_prefix(unwritten: torch.Tensor) -> int | None:
-    """k when exactly the first k elements were written and the rest holds the sentinel."""
-    k = int((~unwritten).sum())
-    if k == unwritten.numel() or bool(unwritten[:k].any()):
+def written_prefix_of(data: torch.Tensor, dtype: str) -> int | None:
+    """k when exactly the first k elements of the buffer were written and the rest holds the
+    sentinel, found a chunk at a time: the count of written elements k, and whether the first
+    unwritten one comes at k or later."""
+    bits = as_bits(sentinel(dtype))
+    written, first_unwritten = 0, None
+    for start in range(0, data.numel(), CHUNK):
+        never = as_bits(data[start : start + CHUNK]) == bits
+        written += int((~never).sum())
+        if first_unwritten is None and bool(never.any()):
+            first_unwritten = start + int(never.int().argmax())
+    if first_unwritten is None or first_unwritten < written:
         return None
-    return k
+    return written
 
 
 def hints(checks: list[BufferCheck]) -> list[str]:

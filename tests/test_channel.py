@@ -17,3 +17,38 @@ def test_short_output_is_kept_whole():
     out.add(b"hello\n")
     out.add(b"world\n")
     assert out.text() == "hello\nworld\n"
+
+
+def test_a_paused_worker_is_stopped_and_its_deadline_stands_still(tmp_path):
+    import os
+    import subprocess
+    import sys
+    import threading
+    import time
+
+    from judge.workers.channel import WorkerProcess
+
+    event_r, event_w = os.pipe()
+    cmd_r, cmd_w = os.pipe()
+    # answers 0.6 s after it starts, counted in its own running time (a stop holds it back)
+    script = (
+        "import os, sys, time\n"
+        "t = time.process_time()\n"
+        "while time.process_time() - t < 0.6: pass\n"
+        f'os.write({event_w}, b\'{{"event": "done"}}\\n\')\n'
+    )
+    proc = subprocess.Popen(
+        [sys.executable, "-c", script], pass_fds=(event_w,), start_new_session=True,
+        stdout=subprocess.PIPE, stdin=subprocess.DEVNULL,
+    )  # fmt: skip
+    os.close(event_w)
+    worker = WorkerProcess(proc, cmd_w, event_r, tmp_path, interpret=True)
+    worker.pause()
+    threading.Timer(1.5, worker.resume).start()
+    started = time.monotonic()
+    event = worker.expect("done", 1.2, "a paused run")  # 1.2 s of its own time is plenty
+    waited = time.monotonic() - started
+    assert event["event"] == "done" and waited >= 1.5  # nothing ran while it was stopped
+    assert 1.4 <= worker.stopped_for() <= 3.0
+    worker.stop()
+    os.close(cmd_r)

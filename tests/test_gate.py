@@ -4,6 +4,8 @@ import dataclasses
 import threading
 import time
 
+import pytest
+
 from judge.judging import batch
 from judge.judging.gate import Alone, DeviceGate
 
@@ -125,3 +127,149 @@ def test_a_judging_waits_for_a_timing_on_its_device_and_says_so(vector_add, puzz
     report = runner.judge(vector_add, plain, options, progress=progress, gate=gate)
     assert report.verdict == "passed", report.message
     assert report.phases["device_wait"] >= 0.5
+
+
+class Process:
+    """A stand-in for a checking judging's worker or timer: says whether it is stopped."""
+
+    def __init__(self):
+        self.paused = False
+        self.pauses = 0
+
+    def pause(self) -> None:
+        self.paused, self.pauses = True, self.pauses + 1
+
+    def resume(self) -> None:
+        self.paused = False
+
+
+def checking_with(gate: DeviceGate, processes, entered, leave):
+    def run():
+        with gate.checking(*processes):
+            entered.set()
+            leave.wait(10)
+
+    threading.Thread(target=run, daemon=True).start()
+
+
+def timing_with(gate: DeviceGate, quiet, entered, leave):
+    def run():
+        with gate.timing(quiet):
+            entered.set()
+            leave.wait(10)
+
+    threading.Thread(target=run, daemon=True).start()
+
+
+def test_a_timing_passes_stalled_checkings_on_a_quiet_device_with_their_processes_stopped():
+    gate = DeviceGate(stalled_s=0.2, retry_s=0.05)
+    worker, timer = Process(), Process()
+    hung, timed = threading.Event(), threading.Event()
+    leave_hung, leave_t = threading.Event(), threading.Event()
+    checking_with(gate, (worker, timer), hung, leave_hung)
+    assert hung.wait(5)
+    asked = []
+
+    def quiet() -> bool:
+        asked.append((worker.paused, timer.paused))  # asked while they are stopped
+        return True
+
+    timing_with(gate, quiet, timed, leave_t)
+    assert timed.wait(5)  # past the stalled one, which never left
+    assert asked == [(True, True)] and worker.paused and timer.paused
+    leave_t.set()
+    deadline = time.monotonic() + 5
+    while worker.paused and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert not worker.paused and not timer.paused  # they go on once the timing ends
+    leave_hung.set()
+
+
+def test_a_busy_device_keeps_the_timing_waiting_and_the_stalled_checking_running():
+    gate = DeviceGate(stalled_s=0.2, retry_s=0.05)
+    worker = Process()
+    hung, timed = threading.Event(), threading.Event()
+    leave_hung, leave_t = threading.Event(), threading.Event()
+    checking_with(gate, (worker,), hung, leave_hung)
+    assert hung.wait(5)
+    probes = []
+    timing_with(gate, lambda: probes.append(1) or False, timed, leave_t)
+    assert not timed.wait(0.6)  # a kernel that never ends: the timing waits
+    assert len(probes) >= 2 and not worker.paused  # asked again, and let go each time
+    leave_hung.set()
+    assert timed.wait(5)  # the stalled one ended: the timing goes ahead as always
+    leave_t.set()
+
+
+def test_no_probe_while_a_checking_is_young_or_cannot_be_stopped():
+    gate = DeviceGate(stalled_s=0.3, retry_s=0.05)
+    probes = []
+    young, bare, timed = threading.Event(), threading.Event(), threading.Event()
+    leave_young, leave_bare, leave_t = threading.Event(), threading.Event(), threading.Event()
+    checking_with(gate, (), bare, leave_bare)  # no processes to stop
+    assert bare.wait(5)
+    timing_with(gate, lambda: probes.append(1) or True, timed, leave_t)
+    assert not timed.wait(0.6) and probes == []
+    leave_bare.set()
+    assert timed.wait(5)
+    leave_t.set()
+    gate2 = DeviceGate(stalled_s=5.0, retry_s=0.05)
+    checking_with(gate2, (Process(),), young, leave_young)
+    assert young.wait(5)
+    timed2 = threading.Event()
+    timing_with(gate2, lambda: probes.append(1) or True, timed2, threading.Event())
+    assert not timed2.wait(0.4) and probes == []  # under stalled_s: waited for as always
+    leave_young.set()
+    assert timed2.wait(5)
+
+
+HOG = """
+import sys, time, torch, triton, triton.language as tl
+
+
+@triton.jit
+def spin(flag_ptr):  # every block spins until the flag is set, which it never is
+    i = 0
+    while tl.load(flag_ptr, volatile=True) == 0:
+        i += 1
+    tl.store(flag_ptr + 1, i)
+
+
+flag = torch.zeros(2, dtype=torch.int32, device="cuda")
+spin[(4096,)](flag)
+print("launched", flush=True)
+time.sleep(600)
+"""
+# printed, then gone at once: a process whose probe is still queued behind a kernel that never
+# ends would otherwise wait for it as it exits
+PROBE = (
+    "import os; from judge.core import bench; print(bench.contention(), flush=True); os._exit(0)"
+)
+
+
+@pytest.mark.gpu
+def test_the_quiet_probe_tells_a_kernel_that_never_ends_from_an_idle_device(tmp_path):
+    import subprocess
+    import sys
+
+    from judge.core import bench
+
+    def probe() -> float:
+        process = subprocess.Popen([sys.executable, "-c", PROBE], stdout=subprocess.PIPE, text=True)
+        try:
+            return float(process.stdout.readline())
+        finally:
+            process.kill()
+            process.wait()
+
+    idle = probe()
+    hog_file = tmp_path / "hog.py"
+    hog_file.write_text(HOG)
+    hog = subprocess.Popen([sys.executable, str(hog_file)], stdout=subprocess.PIPE, text=True)
+    try:
+        assert hog.stdout.readline().strip() == "launched"
+        busy = probe()
+    finally:
+        hog.kill()
+        hog.wait(60)
+    assert busy > bench.QUIET_CONTENTION > idle, (busy, idle)

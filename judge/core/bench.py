@@ -24,6 +24,12 @@ WARMUP_MS = 25  # do_bench warm-up budget
 REP_MS = 100  # do_bench repetition budget
 HEAD_START_US = 200  # the device's least wait after each flush while the host queues the call
 HEAD_START_HOST_FACTOR = 3  # ... and at least this many times the host time of one call
+CONTENTION_PROBE_MS = 20.0  # `contention`'s spinning kernel: several of the device's time slices
+CONTENTION_GIVE_UP = 10  # a probe not done in this many times its length: busy
+# A probe within this factor of its length: nothing else held the device. Measured on an H200
+# (driver 580): 1.00-1.02 idle; 1.11 beside another process's 4096 blocks that never end; 1.03-1.29
+# beside one such block (the device shares its time between processes rather than waiting).
+QUIET_CONTENTION = 1.03
 COPY_CURVE_MIB = (1, 4, 16, 64, 256, 1024, 2048)  # copies calibrated, in MiB moved (read + write)
 READ_MIB = 2048  # the read-bandwidth calibration: a sum over this many MiB
 # Faster than light: a time whose rate exceeds the device's fastest measured rate for the puzzle's
@@ -106,6 +112,39 @@ def head_start(driver, microseconds: float, flush_range=None):
             driver.clear_cache = flush
         else:
             del driver.clear_cache
+
+
+def contention(probe_ms: float = CONTENTION_PROBE_MS, probes: int = 3) -> float:
+    """How many times longer than it should a spinning kernel of about `probe_ms` took, from its
+    launch until the host saw it end (the least of `probes` tries): about 1 when nothing else
+    slows the device down, more while another process's kernels hold its multiprocessors (ours
+    then waits for them, or for its turn). A device that was idle may take a few milliseconds to
+    raise its clock, which only makes the probe err on the side of busy. Infinite where PyTorch
+    has no spinning kernel, or when a probe is not done in CONTENTION_GIVE_UP times its length
+    (it stays queued, and runs once the device is free)."""
+    import time
+
+    import torch
+    from triton import runtime
+
+    sleep = getattr(torch.cuda, "_sleep", None)
+    if sleep is None:
+        return math.inf
+    cycles = int(probe_ms * _clock_khz(runtime.driver.active))
+    least = math.inf
+    for _ in range(probes):
+        torch.cuda.synchronize()
+        ended = torch.cuda.Event()
+        started = time.perf_counter()
+        sleep(cycles)
+        ended.record()
+        deadline = started + CONTENTION_GIVE_UP * probe_ms / 1e3
+        while not ended.query():  # a kernel that never ends may keep the probe from starting
+            if time.perf_counter() > deadline:
+                return math.inf
+            time.sleep(probe_ms / 1e5)
+        least = min(least, (time.perf_counter() - started) * 1e3 / probe_ms)
+    return least
 
 
 def _clock_khz(driver) -> float:

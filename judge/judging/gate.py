@@ -7,11 +7,20 @@ benchmarks and their re-checks) waits until no other judging of that device is c
 timing, and while one waits or times, no judging starts checking. What is timed is therefore
 timed exactly as when one submission is judged at a time.
 
-One exception keeps a batch moving past a submission that hangs (an endless loop, a kernel that
-never ends, until its timeout): while a checking that began before the wait has run longer than
-STALLED_S, the waiting timing holds no new checking back, since it must wait for the stalled one
-anyway. Checkings let in that way never open the gate themselves, so the timing still comes next
-once the stalled one ends and they finish.
+Two exceptions keep a batch moving past a submission that hangs (an endless loop, a kernel that
+never ends, until its timeout):
+
+- While a checking that began before the wait has run longer than STALLED_S, the waiting timing
+  holds no new checking back, since it may have to wait for the stalled one anyway. Checkings let
+  in that way never open the gate themselves, so the timing still comes next once the stalled one
+  ends and they finish.
+- When every checking still inside has run longer than STALLED_S, the timing stops their
+  processes (SIGSTOP: nothing new reaches the device from them, and their deadlines stand still)
+  and asks its own timer whether the device is quiet (`quiet`: a spinning kernel of known
+  length takes no more than 3% longer than it should; beside another process's kernel it takes
+  longer, since the device shares its time between them). Quiet (an endless loop in Python, a
+  compile), the timing goes ahead and the stopped processes go on (SIGCONT) when it ends; busy
+  (a kernel that never ends), they go on at once and the timing asks again every QUIET_RETRY_S.
 """
 
 from __future__ import annotations
@@ -20,9 +29,19 @@ import contextlib
 import itertools
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from typing import Protocol
 
 STALLED_S = 2.0  # a checking this long, begun before a timing waited, lets others check meanwhile
+QUIET_RETRY_S = 0.5  # how often a timing held up by stalled checkings asks whether it may pass
+
+
+class Pausable(Protocol):
+    """A process of a judging that checks: stopped while another times past it."""
+
+    def pause(self) -> None: ...
+
+    def resume(self) -> None: ...
 
 
 class DeviceGate:
@@ -30,13 +49,17 @@ class DeviceGate:
     exclusive, and a judging waiting to time lets no new checking start, unless a checking
     begun before the wait has stalled (see the module's note)."""
 
-    def __init__(self, stalled_s: float = STALLED_S):
+    def __init__(self, stalled_s: float = STALLED_S, retry_s: float = QUIET_RETRY_S):
         self.changed = threading.Condition()
         self.checkers: dict[int, float] = {}  # when each judging inside checking() entered
+        self.processes: dict[int, tuple[Pausable, ...]] = {}  # each checker's processes
         self.timing_now = False  # one judging inside timing()
         self.waiting: dict[int, float] = {}  # when each judging waiting to time began to
-        self.stalled_s = stalled_s
+        self.stalled_s, self.retry_s = stalled_s, retry_s
         self.tokens = itertools.count()
+
+    def _stalled(self, token: int, now: float) -> bool:
+        return now - self.checkers[token] > self.stalled_s
 
     def _may_check(self) -> bool:
         if self.timing_now:
@@ -44,34 +67,70 @@ class DeviceGate:
         if not self.waiting:
             return True
         now, first_wait = time.monotonic(), min(self.waiting.values())
-        return any(t < first_wait and now - t > self.stalled_s for t in self.checkers.values())
+        return any(
+            t < first_wait and self._stalled(token, now) for token, t in self.checkers.items()
+        )
 
     @contextlib.contextmanager
-    def checking(self) -> Iterator[None]:
+    def checking(self, *processes: Pausable) -> Iterator[None]:
+        """Inside, the judging checks; `processes` (its worker and timer) may be stopped while
+        another judging times past it, should it stall."""
         token = next(self.tokens)
         with self.changed:
             while not self._may_check():
                 self.changed.wait(timeout=0.1 if self.waiting and self.checkers else None)
             self.checkers[token] = time.monotonic()
+            self.processes[token] = processes
         try:
             yield
         finally:
             with self.changed:
-                del self.checkers[token]
+                del self.checkers[token], self.processes[token]
                 self.changed.notify_all()
 
+    def _passed(self, quiet: Callable[[], bool] | None) -> list[Pausable] | None:
+        """The processes stopped to let a timing pass every checking inside, all stalled, on
+        a quiet device; None when it may not (they then go on)."""
+        now = time.monotonic()
+        if quiet is None or not all(self._stalled(t, now) for t in self.checkers):
+            return None
+        if not all(self.processes[token] for token in self.checkers):
+            return None  # a checking whose processes cannot be stopped
+        stopped = [p for token in self.checkers for p in self.processes[token]]
+        for process in stopped:
+            process.pause()
+        try:
+            if quiet():
+                return stopped
+        except Exception:  # noqa: BLE001 - no answer is not a quiet device
+            pass
+        for process in stopped:
+            process.resume()
+        return None
+
     @contextlib.contextmanager
-    def timing(self) -> Iterator[None]:
+    def timing(self, quiet: Callable[[], bool] | None = None) -> Iterator[None]:
+        """Inside, the judging has the device to itself; `quiet` (its timer's probe) lets it
+        pass checkings that have all stalled."""
         token = next(self.tokens)
+        stopped: list[Pausable] = []
         with self.changed:
             self.waiting[token] = time.monotonic()
-            self.changed.wait_for(lambda: not self.timing_now and not self.checkers)
+            while self.timing_now or self.checkers:
+                if not self.timing_now and self.checkers:
+                    passed = self._passed(quiet)
+                    if passed is not None:
+                        stopped = passed
+                        break
+                self.changed.wait(timeout=self.retry_s if self.checkers else None)
             del self.waiting[token]
             self.timing_now = True
         try:
             yield
         finally:
             with self.changed:
+                for process in stopped:
+                    process.resume()
                 self.timing_now = False
                 self.changed.notify_all()
 
@@ -80,7 +139,9 @@ class Alone:
     """The gate of a judging that has its device to itself: both sections are free."""
 
     @contextlib.contextmanager
-    def checking(self) -> Iterator[None]:
+    def checking(self, *processes: Pausable) -> Iterator[None]:
         yield
 
-    timing = checking
+    @contextlib.contextmanager
+    def timing(self, quiet: Callable[[], bool] | None = None) -> Iterator[None]:
+        yield

@@ -191,7 +191,7 @@ class Session:
             reference_times = self.prepared()
         except WorkerFailure as exc:
             return self.report(Verdict(exc.verdict), exc.kind, exc.message, [], [])
-        with self.found.phase("cases", len(self.cases)), self.gated(self.gate.checking()):
+        with self.found.phase("cases", len(self.cases)), self.gated(self.checking()):
             results, stop = self.run_cases()
         failed = next((r for r in results if r.status != "passed"), None)
         if (stop or failed) and self.sent_bench is not None:
@@ -202,10 +202,21 @@ class Session:
             reason, message = check.failure_reason(failed), check.failure_message(failed)
             return self.report(Verdict.FAILED, reason, message, results, [])
         shapes = len(self.bench_cases) if self.timed else 1
-        alone = self.gated(self.gate.timing() if self.timed else self.gate.checking())
+        alone = self.gated(self.timing() if self.timed else self.checking())
         with self.found.phase("benchmarks", shapes), alone:
             report = self.run_benchmarks(results, reference_times)
         return replace(report, phases=dict(self.found.phases))
+
+    def checking(self) -> contextlib.AbstractContextManager:
+        """The gate's shared section, which its processes (stopped while another judging times
+        past this one, should it stall) enter with it."""
+        return self.gate.checking(*[p for p in (self.worker, self.timer) if p is not None])
+
+    def timing(self) -> contextlib.AbstractContextManager:
+        """The gate's exclusive section, which may pass stalled checkings once this judging's
+        timer finds the device quiet."""
+        timer_ = self.timer
+        return self.gate.timing(None if timer_ is None else lambda: timer.quiet(timer_))
 
     @contextlib.contextmanager
     def gated(self, section: contextlib.AbstractContextManager) -> Iterator[None]:
@@ -232,7 +243,7 @@ class Session:
                 self.timer.expect("ready", STARTUP_TIMEOUT_S, "starting the timer")
             reference_times = self.before_submission()
         # the import runs submission code, which may launch work on the device
-        with self.found.phase("import"), self.gated(self.gate.checking()):
+        with self.found.phase("import"), self.gated(self.checking()):
             self.worker.expect_ok(
                 {"op": "load"}, "loaded", self.timeout, "importing the submission"
             )
@@ -280,7 +291,7 @@ class Session:
             command,
             answer,
             timeout,
-            lambda: self.gated(self.gate.timing()),
+            lambda: self.gated(self.timing()),
         )
 
     # ---------------------------------------------------------------------------- cases

@@ -19,6 +19,7 @@ from judge.workers.channel import WorkerFailure, WorkerProcess, WorkerReported
 from judge.workers.replay import NotReplayable, Sequence
 
 KERNEL_FILE_BYTES = 256 << 20  # a compiled kernel's file, at most
+QUIET_TIMEOUT_S = 30.0  # the device's quiet probe (a kernel of 20 ms, on a device others share)
 
 
 def copy_kernels(sequence: Sequence, cache: Path, destination: Path) -> None:
@@ -92,6 +93,13 @@ def ask_case(
     goes on with the next cases meanwhile (the timer answers in the order it was asked)."""
     kernels = copied(sequence, worker, timer)
     timer.send(plan.check_command(case, tag, sequence.to_dict(), kernels), f"case {case.name}")
+
+
+def quiet(timer: WorkerProcess) -> bool:
+    """Whether the timer found the device quiet (no other process's kernel running)."""
+    answer = timer.expect_ok({"op": "quiet"}, "quiet", QUIET_TIMEOUT_S, "probing the device")
+    value = answer.get("value")
+    return isinstance(value, dict) and value.get("quiet") is True
 
 
 def case_answer(timer: WorkerProcess, case: Case, timeout: float) -> dict:

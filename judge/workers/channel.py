@@ -9,6 +9,7 @@ while it runs are judge.workers.watchdog's.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -22,6 +23,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from judge.workers import watchdog
 from judge.workers.handing import HANDED, with_paths
 from judge.workers.spawner import Spawner
 from judge.workers.watchdog import Watchdog
@@ -102,6 +104,9 @@ class WorkerProcess:
         self.cache_dir = job_dir / "triton-cache"  # its Triton cache (where its kernels compile)
         self.shown: dict[str, str] = {}  # its copy of the submission: the path the user knows
         self.watchdog: Watchdog | None = None  # a confined worker's limits, watched from here
+        self.pausing = threading.Lock()
+        self.paused_at: float | None = None  # stopped (SIGSTOP) since, while another times
+        self.paused_s = 0.0  # how long it was stopped before that, in all
         self.drain = threading.Thread(target=self._drain, daemon=True)
         self.drain.start()
 
@@ -189,9 +194,10 @@ class WorkerProcess:
         return self.expect(name, timeout, phase)
 
     def next_event(self, timeout: float, phase: str) -> dict:
-        deadline = time.monotonic() + timeout
+        """The next event; the time the worker spends stopped (`pause`) does not count."""
+        deadline = time.monotonic() + timeout - self.stopped_for()
         while b"\n" not in self.pending:
-            remaining = deadline - time.monotonic()
+            remaining = deadline + self.stopped_for() - time.monotonic()
             if remaining <= 0:
                 self.kill()
                 raise WorkerTimeout(
@@ -250,13 +256,45 @@ class WorkerProcess:
             "(os._exit or sys.exit in the submission?)",
         )
 
+    # ------------------------------------------------------------------------ pausing
+
+    def pause(self) -> None:
+        """Stop its group and every descendant, those that left the group too (SIGSTOP), while
+        another judging times the device: nothing new reaches the device from them, and the
+        worker's deadlines stand still until `resume`."""
+        with self.pausing:
+            if self.paused_at is None and self._signal(signal.SIGSTOP):
+                self.paused_at = time.monotonic()
+
+    def resume(self) -> None:
+        with self.pausing:
+            if self.paused_at is not None:
+                self._signal(signal.SIGCONT)
+                self.paused_s += time.monotonic() - self.paused_at
+                self.paused_at = None
+
+    def stopped_for(self) -> float:
+        """Seconds spent stopped by `pause`, so far."""
+        at = self.paused_at
+        return self.paused_s + (time.monotonic() - at if at is not None else 0.0)
+
+    def _signal(self, sig: int) -> bool:
+        """Signal the worker's group; a stop or a go also reaches each descendant that left
+        the group (a submission's helper that called setsid)."""
+        try:
+            os.killpg(self.proc.pid, sig)
+        except (ProcessLookupError, PermissionError):
+            return False
+        if sig in (signal.SIGSTOP, signal.SIGCONT):
+            for pid in watchdog.tree(self.proc.pid)[1:]:
+                with contextlib.suppress(OSError):
+                    os.kill(pid, sig)
+        return True
+
     # ------------------------------------------------------------------------ ending
 
     def kill(self) -> None:
-        try:
-            os.killpg(self.proc.pid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass
+        self._signal(signal.SIGKILL)
 
     def stop(self) -> None:
         """Ask the worker to exit, then kill its whole group whatever it did. Idempotent, and

@@ -1,5 +1,6 @@
 """The commands the timer serves: the device's peaks (`op_calibrate`) and the reference's times
-(`op_time_reference`), measured before any submission is imported; and a launch sequence that a
+(`op_time_reference`), measured before any submission is imported; whether the device is quiet
+(`op_quiet`), asked before a timing passes stalled checkings; and a launch sequence that a
 submission's worker recorded, replayed on the timer's own buffers, timed and checked
 (`op_replay`) or checked once (`op_check_case`).
 
@@ -21,6 +22,14 @@ from judge.workers.commands import Stopwatch, input_sets
 
 def op_calibrate(worker, cmd: dict) -> None:
     worker.send("calibrated", value=bench.calibrate())
+
+
+def op_quiet(worker, cmd: dict) -> None:
+    """Whether the device is quiet: no other process's kernel ran during a probe of known length
+    (the judge's gate asks before it lets a timing pass checkings that have stalled)."""
+    slowdown = bench.contention()
+    quiet = slowdown < bench.QUIET_CONTENTION
+    worker.send("quiet", value={"quiet": quiet, "slowdown": round(min(slowdown, 1e6), 3)})
 
 
 def op_time_reference(worker, cmd: dict) -> None:

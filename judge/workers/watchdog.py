@@ -45,16 +45,21 @@ class Watchdog:
 
 def tree_size(pid: int) -> int:
     """Live processes in a process's tree, itself included (threads not counted), from /proc."""
-    count, todo = 0, [pid]
+    return len(tree(pid))
+
+
+def tree(pid: int) -> list[int]:
+    """The process and its descendants (those that left its process group too), from /proc."""
+    found, todo = [], [pid]
     while todo:
         parent = todo.pop()
-        count += 1
+        found.append(parent)
         for children in Path(f"/proc/{parent}/task").glob("*/children"):
             try:
                 todo += [int(p) for p in children.read_text().split()]
             except (OSError, ValueError):
                 continue
-    return count
+    return found
 
 
 def folder_bytes(folders: list[Path], cap: int) -> tuple[int, int]:

@@ -152,6 +152,9 @@ class Worker:
     def op_time_reference(self, cmd: dict) -> None:
         timer_commands.op_time_reference(self, cmd)
 
+    def op_quiet(self, cmd: dict) -> None:
+        timer_commands.op_quiet(self, cmd)
+
     def op_replay(self, cmd: dict) -> None:
         timer_commands.op_replay(self, cmd)
 

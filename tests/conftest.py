@@ -62,3 +62,42 @@ def write_submission(tmp_path):
         return path
 
     return write
+
+
+EITHER_SIGN_CHECK = '''
+
+def check(a, b, c, N):
+    """|c| must be |a + b|: either sign is right."""
+    bad = ((c.abs() - (a + b).abs()).abs() > 1e-5 + 1e-6 * (a + b).abs()).nonzero()
+    if bad.numel() == 0:
+        return None
+    i = int(bad[0])
+    return f"|c[{i}]| = {abs(float(c[i])):g}, expected |a + b| = {abs(float(a[i] + b[i])):g}"
+'''
+
+
+@pytest.fixture
+def vector_add_copy(tmp_path, puzzles_root):
+    """vector_add copied (without its solutions) under tmp_path, with text added to the end of
+    its puzzle.yaml and of its reference.py; the copy's folder."""
+    import shutil
+
+    def make(spec_text: str = "", reference_text: str = "") -> Path:
+        folder = tmp_path / "vector_add"
+        ignore = shutil.ignore_patterns("solutions")
+        shutil.copytree(puzzles_root / "vector_add", folder, ignore=ignore, dirs_exist_ok=True)
+        for name, text in (("puzzle.yaml", spec_text), ("reference.py", reference_text)):
+            (folder / name).write_text((folder / name).read_text() + text)
+        return folder
+
+    return make
+
+
+@pytest.fixture
+def either_sign(vector_add_copy):
+    """vector_add judged by a check of its own (`check: reference`) that takes c = a + b and
+    c = -(a + b) alike."""
+    from judge.core import registry
+
+    folder = vector_add_copy("check: reference\n", EITHER_SIGN_CHECK)
+    return registry.get("vector_add", folder.parent)

@@ -78,6 +78,8 @@ def puzzle_page(spec: PuzzleSpec) -> Group:
             f"{spec.speed_of_light.formula} {spec.speed_of_light.measure}"
         ),
     ]
+    if spec.check == "reference":
+        parts.insert(4, Text("answers judged by the puzzle's own check, not element by element"))
     if spec.example:
         parts.append(Panel(Text(spec.example), title="example", border_style="dim"))
     if spec.requires.any:

@@ -112,7 +112,7 @@ def _buffer_summary(b) -> str:
         f"{b.name}: {b.mismatches} of {b.total} elements wrong "
         f"({100.0 * b.mismatches / max(b.total, 1):.1f}%)"
     ]
-    if b.mismatches:
+    if b.mismatches and b.max_error_index >= 0:  # none where the puzzle's own check judges
         parts.append(f"max error {b.max_error:.3g} at index {b.max_error_index}")
     for count, what in (
         (b.unwritten, "never written"),

@@ -249,6 +249,8 @@ def failure_reason(result: CaseResult) -> str:
 
 def failure_message(result: CaseResult) -> str:
     bad = [b for b in result.buffers if not b.ok]
+    if not bad and result.message:  # the puzzle's own check said why (`check: reference`)
+        return f"case {result.name} (seed {result.seed}): {result.message}"
     parts = []
     for b in bad:
         if b.guard_after or b.guard_before:

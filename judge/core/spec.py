@@ -137,6 +137,13 @@ class SpeedOfLight:
     peak: str  # one of PEAKS
 
 
+CHECKS = ("elementwise", "reference")
+# elementwise: each output element against the reference's, within the tolerance.
+# reference: reference.py's `check(*args)` judges the outputs (answers that are not unique, such
+#   as eigenvectors, judged by their properties); the tolerance is then how far two calls of the
+#   same kernel on the same inputs may differ (a timed call against the set's first call).
+
+
 @dataclass(frozen=True)
 class PuzzleSpec:
     """Everything the judge knows about one puzzle."""
@@ -162,6 +169,7 @@ class PuzzleSpec:
     mistakes: tuple[Mistake, ...] = ()  # recognised in a failing call's outputs
     requires: Requires = Requires()  # what the GPU must have
     best: str = ""  # the fastest shipped solution's file in solutions/correct ("": the first)
+    check: str = "elementwise"  # how outputs are judged: one of CHECKS
 
     @property
     def buffers(self) -> tuple[Arg, ...]:

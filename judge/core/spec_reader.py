@@ -7,11 +7,13 @@ is a one-line message, never a traceback.
 
 from __future__ import annotations
 
+import ast
 import math
 from dataclasses import replace
 from pathlib import Path
 
 from judge.core.spec import (
+    CHECKS,
     DIFFICULTIES,
     DISTS,
     DTYPES,
@@ -52,7 +54,7 @@ def load_spec(path: str | Path, view: bool = False) -> PuzzleSpec:
 # draw a case it is told to judge. Never the cases themselves (hidden sizes and seeds), the hints,
 # the named mistakes or the reference.
 WORKER_KEYS = ("id", "title", "difficulty", "tags", "statement", "args", "limits", "constraints",
-               "tolerance", "speed_of_light", "timeout_s", "requires")  # fmt: skip
+               "tolerance", "speed_of_light", "timeout_s", "requires", "check")  # fmt: skip
 
 
 def worker_view(path: str | Path) -> dict:
@@ -94,12 +96,27 @@ def _build_spec(r: Reader, directory: Path, view: bool = False) -> PuzzleSpec:
         mistakes=_build_mistakes(r),
         requires=_build_requires(r),
         best=r.get("best", str, "").strip(),
+        check=r.choice("check", CHECKS, "elementwise"),
     )
+    if spec.check == "reference" and not view and not _defines(directory / "reference.py", "check"):
+        r.fail("check: reference, but reference.py defines no check(*args)", "check")
     if spec.id != directory.name:
         r.fail(f"id {spec.id!r} does not match the directory name {directory.name!r}", "id")
     if not spec.tests and not view:
         r.fail("at least one test case is needed", "tests")
     return spec
+
+
+def _defines(path: Path, name: str) -> bool:
+    """Whether a Python file defines a function `name` at its top level (read, never run)."""
+    try:
+        tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+    except (OSError, SyntaxError, ValueError):
+        return False
+    return any(isinstance(n, ast.FunctionDef) and n.name == name for n in tree.body) or any(
+        isinstance(n, ast.Assign) and any(getattr(t, "id", "") == name for t in n.targets)
+        for n in tree.body
+    )
 
 
 def _positive(r: Reader, key: str, default: float) -> float:

@@ -17,7 +17,7 @@ from typing import NamedTuple
 import torch
 
 from judge.core import inputs, truth_store
-from judge.core.loader import import_file
+from judge.core.loader import LoadError, import_file
 from judge.core.spec import FLOAT_DTYPES, Case, PuzzleSpec
 
 
@@ -113,16 +113,44 @@ def reference_truth(spec: PuzzleSpec, reference, case: Case) -> Truth:
 def computed(spec: PuzzleSpec, fn, case: Case, initial: dict[str, torch.Tensor]) -> dict:
     """What `fn` (the reference, or one of its mistakes) writes into each output buffer, called
     like solve() on the case's inputs widened to float64."""
-    sizes = case.size_map
+    tensors = widened(spec, case.size_map, initial)
+    fn(*inputs.call_args(spec, case.size_map, tensors, case.draw))
+    return {a.name: tensors[a.name] for a in spec.buffers if a.role != "in"}
+
+
+def widened(spec: PuzzleSpec, sizes: dict, given: dict[str, torch.Tensor]) -> dict:
+    """A copy of every buffer of a call, floats widened to float64 (zeros where not given)."""
     tensors = {}
     for lay in inputs.layouts(spec, sizes):
         wide = torch.float64 if lay.arg.dtype in FLOAT_DTYPES else inputs.torch_dtype(lay.arg.dtype)
-        start = initial.get(lay.arg.name)
+        start = given.get(lay.arg.name)
         tensors[lay.arg.name] = (
             torch.zeros(lay.n, dtype=wide) if start is None else start.to(wide, copy=True)
         )
-    fn(*inputs.call_args(spec, sizes, tensors, case.draw))
-    return {a.name: tensors[a.name] for a in spec.buffers if a.role != "in"}
+    return tensors
+
+
+def load_check(spec: PuzzleSpec):
+    """reference.py's `check(*args) -> str | None` for a puzzle whose outputs it judges
+    (`check: reference`); None for the others."""
+    if spec.check != "reference":
+        return None
+    module = import_file(spec.directory / "reference.py", f"tpuzzle_check_{spec.id}")
+    found = getattr(module, "check", None)
+    if not callable(found):
+        raise LoadError("no-check", f"{spec.id}: reference.py defines no check(*args)")
+    return found
+
+
+def checked(spec: PuzzleSpec, fn, case: Case, initial: dict, outputs: dict) -> str | None:
+    """What the puzzle's `check` says of a call's outputs (None: right; else why not), called
+    like the reference: the inputs as drawn and the outputs as written, floats widened to
+    float64."""
+    tensors = widened(spec, case.size_map, {**initial, **outputs})
+    said = fn(*inputs.call_args(spec, case.size_map, tensors, case.draw))
+    if said is not None and not isinstance(said, str):
+        return f"the puzzle's check answered {said!r}, not a message"
+    return said
 
 
 def load_mistakes(spec: PuzzleSpec) -> dict:

@@ -13,7 +13,7 @@ from pathlib import Path
 from judge.core import bench, check, inputs
 from judge.core.results import BufferCheck, CaseResult, Timing, Verdict
 from judge.core.spec import Case, PuzzleSpec, Tolerance
-from judge.core.truth import Truth, computed, load_mistakes
+from judge.core.truth import Truth, checked, computed, load_check, load_mistakes
 from judge.judging.measure import libraries
 from judge.judging.plan import Plan
 from judge.workers.channel import WorkerFailure, WorkerProcess, WorkerReported
@@ -47,6 +47,8 @@ class Checker:
 
         large = sum(lay.total for lay in layouts) >= SIDE_BY_SIDE_ELEMENTS
         checks = list(CHECKING.map(one, layouts) if large else map(one, layouts))
+        if spec.check == "reference":
+            return self.judged_by_check(case, truth, files, checks)
         ok = all(c.ok for c in checks)
         worst = max((c.max_error for c in checks if c.name in truth.outputs), default=0.0)
         hints = () if ok else self.hints(case, truth, files, checks)
@@ -56,6 +58,43 @@ class Checker:
             max_error=worst,
             buffers=tuple(checks),
             hints=hints,
+        )
+
+    def judged_by_check(
+        self, case: Case, truth: Truth, files: dict[str, str], checks: list[BufferCheck]
+    ) -> CaseResult:
+        """A puzzle whose reference.py's `check` judges the outputs (`check: reference`): the
+        inputs unchanged and the guard bands intact as always, no output element left
+        unwritten, then the check, on the outputs as written."""
+        spec = self.plan.spec
+        kept, outputs = [], {}
+        for lay, c in zip(inputs.layouts(spec, case.size_map), checks, strict=True):
+            if lay.arg.role != "in":
+                full = inputs.mapped(files[lay.arg.name], lay.arg.dtype, lay.total)
+                outputs[lay.arg.name] = inputs.data_view(full, lay)
+                whole = not (c.guard_before or c.guard_after or c.unwritten)
+                c = BufferCheck(
+                    name=c.name,
+                    ok=whole,
+                    total=c.total,
+                    unwritten=c.unwritten,
+                    guard_before=c.guard_before,
+                    guard_after=c.guard_after,
+                    mismatches=c.unwritten,
+                    written_prefix=c.written_prefix,
+                )
+            kept.append(c)
+        said = None
+        if all(c.ok for c in kept):
+            said = checked(spec, puzzle_check(spec), case, truth.initial, outputs)
+        passed = said is None and all(c.ok for c in kept)
+        return self.plan.case_result(
+            case,
+            "passed" if passed else "failed",
+            max_error=0.0,
+            buffers=tuple(kept),
+            hints=() if passed else tuple(check.hints(kept)),
+            message=said or "",
         )
 
     def hints(self, case, truth, files, checks: list[BufferCheck]) -> tuple[str, ...]:
@@ -130,6 +169,8 @@ class Checker:
             )
         seeds = self.plan.recheck_seeds(case)
         wrong = [(j, seeds[j]) for j in event["wrong_sets"] if j < len(seeds)]
+        if not wrong and self.plan.spec.check == "reference":  # every set left for the check
+            return self.sets(case, tag, list(enumerate(seeds)), directory, REPLAYED)
         if not wrong:
             return None
         # the sets whose call was wrong when checked after it ended, their buffers read here
@@ -205,6 +246,16 @@ def passed_case(plan: Plan, case: Case, max_error: float) -> CaseResult:
 
 MISTAKE_ELEMENTS = 1 << 22  # output elements above which no mistake is tried (it is slow there)
 _MISTAKES: dict[tuple, dict] = {}
+_CHECKS: dict[tuple, object] = {}
+
+
+def puzzle_check(spec):
+    """reference.py's `check` of a puzzle, loaded once per process and reference file."""
+    path = spec.directory / "reference.py"
+    key = (str(path), path.stat().st_mtime_ns)
+    if key not in _CHECKS:
+        _CHECKS[key] = load_check(spec)
+    return _CHECKS[key]
 
 
 def mistake_functions(spec) -> dict:

@@ -146,6 +146,18 @@ class CheckedSet:
         for region in self.scratch:
             region.fill_(SCRATCH_POISON)
 
+    def own_answers(self, replayer: Player) -> None:
+        """(A puzzle whose reference's `check` judges the outputs, which need not equal the
+        reference's.) The set's first call, made now: its outputs become the truths that the
+        timed calls are held to, and the parent judges that call's buffers with the check."""
+        self.reset()
+        replayer.play(self.bases, self.scratch)
+        torch.cuda.synchronize()
+        for lay in self.layouts:
+            if lay.arg.role != "in":
+                g, n = lay.guard, lay.n
+                self.truths[lay.arg.name] = self.fulls[lay.arg.name][g : g + n].to(torch.float64)
+
     def wrong(self, counter: torch.Tensor) -> None:
         """Add the wrong elements of the last call to `counter` (one int64 element on the
         device), each buffer in one pass (judge.workers.device_checks), with no host

@@ -56,7 +56,9 @@ def op_replay(worker, cmd: dict) -> None:
     """(The timer only.) A recorded sequence replayed on fresh input sets, every call timed
     and checked here on the device; then one call per set checked after it ended, against
     references put on the device only then (player.checked_after). A set whose call is
-    wrong there leaves its buffers in TAG_setJ files for the parent's report."""
+    wrong there leaves its buffers in TAG_setJ files for the parent's report. A puzzle judged
+    by its reference's `check` holds the timed calls to each set's own first call, and leaves
+    every set's buffers for the parent, which judges them with the check."""
     clock = Stopwatch()
     sequence, replayer = loaded_sequence(worker, cmd)
     tolerance = worker.spec.tolerance.at(cmd["sizes"])
@@ -70,6 +72,11 @@ def op_replay(worker, cmd: dict) -> None:
             )
         )
     worker.sync()
+    judged_by_check = worker.spec.check == "reference"
+    if judged_by_check:
+        for j, one in enumerate(sets):
+            one.own_answers(replayer)
+            truths[j] = one.truths
     clock.lap("setup_s")
     result = player.timed(replayer, sets) if cmd.get("timed", True) else player.UNTIMED
     clock.lap("timed_s")
@@ -81,8 +88,9 @@ def op_replay(worker, cmd: dict) -> None:
         wrong, _ = player.checked_after(
             worker.spec, cmd["sizes"], one.fulls, one.starts, expected, tolerance
         )
-        if wrong:
+        if wrong or judged_by_check:  # the parent judges each set with the puzzle's check
             worker.dump(one.fulls, f"{cmd['tag']}_set{j}")
+        if wrong:
             wrong_sets.append(j)
     clock.lap("after_s")
     launches = list(sequence.describe())
@@ -92,7 +100,8 @@ def op_replay(worker, cmd: dict) -> None:
 def op_check_case(worker, cmd: dict) -> None:
     """(The timer only.) One case's recorded call replayed once on this process's own
     buffers and checked after it ended (player.checked_after); the buffers are left in
-    TAG_NAME files for the parent's report only when something was wrong."""
+    TAG_NAME files for the parent's report only when something was wrong (always, for a
+    puzzle judged by its reference's `check`, which the parent runs on them)."""
     clock = Stopwatch()
     sequence, replayer = loaded_sequence(worker, cmd)
     [(seed, paths)] = input_sets(cmd)
@@ -102,6 +111,10 @@ def op_check_case(worker, cmd: dict) -> None:
         replayer, worker.spec, cmd["sizes"], initial, sequence.scratch
     )
     clock.lap("play_s")
+    if worker.spec.check == "reference":  # the parent judges it with the puzzle's check
+        worker.dump(fulls, cmd["tag"])
+        worker.send("case_checked", wrong=0, max_error=0.0, seconds=clock.laps)
+        return
     tolerance = worker.spec.tolerance.at(cmd["sizes"])
     truths = mapped_truths(cmd["truths"])
     wrong, worst = player.checked_after(worker.spec, cmd["sizes"], fulls, before, truths, tolerance)

@@ -34,8 +34,10 @@ UNKNOWN_COMMIT = "unknown (not a git checkout)"
 CONVERTED = {
     "problems/Byte-Ops/Invert_U8": "gpumode_byte_ops_invert_u8",
     "problems/tiny/blend": "gpumode_tiny_blend",
+    "problems/tiny/custom_check": "gpumode_tiny_custom_check",
     "problems/tiny/dict_input": "gpumode_tiny_dict_input",
     "problems/tiny/double": "gpumode_tiny_double",
+    "problems/tiny/factor": "gpumode_tiny_factor",
     "problems/tiny/fp8_upcast": "gpumode_tiny_fp8_upcast",
     "problems/tiny/minmax": "gpumode_tiny_minmax",
     "problems/tiny/nested": "gpumode_tiny_nested",
@@ -50,10 +52,7 @@ SKIPPED = {
         "generate_input gives a Settings: only tensors, numbers, and tuples, lists and dicts of "
         "them are mapped"
     ),
-    "problems/tiny/custom_check": (
-        "check_implementation is custom code that compares no output element by element with a "
-        "tolerance"
-    ),
+    "problems/tiny/lenient_check": "its check_implementation compares no output and accepts zeros",
     "problems/tiny/multi_gpu_add": "needs several GPUs (multi_gpu)",
     "problems/tiny/no_generator": "reference.py has no generate_input()",
     "problems/tiny/ragged": (
@@ -744,6 +743,87 @@ def test_a_float8_input_is_loaded_as_float8(specs, write_submission):
     assert report.verdict is Verdict.PASSED, report.message
 
 
+SCALE_REST = """
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def factor_kernel(x_ptr, scale_ptr, rest_ptr, n, BLOCK: tl.constexpr):
+    x_ptr = x_ptr.to(tl.pointer_type(tl.float32))
+    scale_ptr = scale_ptr.to(tl.pointer_type(tl.float32))
+    rest_ptr = rest_ptr.to(tl.pointer_type(tl.float32))
+    offsets = tl.program_id(axis=0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offsets < n
+    x = tl.load(x_ptr + offsets, mask=mask)
+    tl.store(scale_ptr + offsets, tl.full([BLOCK], SCALE, tl.float32), mask=mask)
+    tl.store(rest_ptr + offsets, x / SCALE, mask=mask)
+
+
+def solve(data_ptr: int, output0_ptr: int, output1_ptr: int, n: int):
+    factor_kernel[(triton.cdiv(n, 128),)](data_ptr, output0_ptr, output1_ptr, n, BLOCK=128)
+"""
+
+TIMES_THREE = """
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def scaled_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    x_ptr = x_ptr.to(tl.pointer_type(tl.float32))
+    out_ptr = out_ptr.to(tl.pointer_type(tl.float32))
+    offsets = tl.program_id(axis=0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offsets < n
+    tl.store(out_ptr + offsets, FACTOR * tl.load(x_ptr + offsets, mask=mask), mask=mask)
+
+
+def solve(x_ptr: int, out_ptr: int, n: int):
+    scaled_kernel[(triton.cdiv(n, 128),)](x_ptr, out_ptr, n, BLOCK=128)
+"""
+
+
+@pytest.mark.parametrize("puzzle", ["gpumode_tiny_factor", "gpumode_tiny_custom_check"])
+def test_a_check_that_compares_no_output_is_the_puzzles_own(specs, puzzle):
+    spec = specs[puzzle]
+    assert spec.check == "reference"
+    assert (spec.tolerance.atol, spec.tolerance.rtol) == (1e-4, 1e-3)
+    assert "the problem's own check judges the outputs" in spec.tolerance.note
+    text = (spec.directory / "reference.py").read_text()
+    assert "check = gpumode_check(__file__, SIGNATURE, data=DATA, outputs=OUTPUTS)" in text
+
+
+def test_an_answer_the_reference_did_not_give_passes_its_check(specs, write_submission):
+    spec = specs["gpumode_tiny_factor"]
+    other = judged(spec, write_submission, SCALE_REST.replace("SCALE", "2.0"))
+    assert other.verdict is Verdict.PASSED, other.message  # scale 2, not the reference's 1
+    negative = judged(spec, write_submission, SCALE_REST.replace("SCALE", "-1.0"))
+    assert (negative.verdict, negative.reason) == (Verdict.FAILED, "wrong-answer")
+    assert "every scale must be positive" in negative.message
+
+
+def test_a_wrong_answer_fails_with_the_problems_own_words(specs, write_submission):
+    spec = specs["gpumode_tiny_custom_check"]
+    right = judged(spec, write_submission, TIMES_THREE.replace("FACTOR", "3.0"))
+    assert right.verdict is Verdict.PASSED, right.message
+    wrong = judged(spec, write_submission, TIMES_THREE.replace("FACTOR", "2.0"))
+    assert (wrong.verdict, wrong.reason) == (Verdict.FAILED, "wrong-answer")
+    assert "off by" in wrong.message and wrong.message.startswith("case test 1: n=300")
+
+
+@pytest.mark.gpu
+def test_a_puzzle_judged_by_its_own_check_is_judged_and_timed_on_the_gpu(specs, write_submission):
+    """On the device: the timer leaves each case's and each input set's buffers to the
+    parent, which runs the problem's check; the timed calls are held to each set's first."""
+    spec = specs["gpumode_tiny_factor"]
+    options = RunOptions(interpret=False, timeout_s=120)
+    report = judge(spec, write_submission(SCALE_REST.replace("SCALE", "2.0")), options)
+    assert report.verdict is Verdict.PASSED, report.message
+    assert report.timing and report.timing[0].median_ms > 0
+    wrong = judge(spec, write_submission(SCALE_REST.replace("SCALE", "-1.0")), options)
+    assert (wrong.verdict, wrong.reason) == (Verdict.FAILED, "wrong-answer"), wrong.message
+
+
 @pytest.mark.gpu
 def test_a_float8_input_is_judged_and_timed_on_the_gpu(specs, write_submission):
     """On the device, where the timer replays each case and checks float8 inputs bit for bit."""
@@ -777,8 +857,8 @@ def test_the_command_imports_the_checkout_and_sums_up(cli, tmp_path):
     result = invoke("--into", str(into))
     assert result.exit_code == 0, result.output
     assert result.stdout == (
-        f"12 of 17 gpumode problems converted into {into}; 5 skipped "
-        "(1 inputs that are not tensors, 1 a check of their own, 1 need several GPUs, "
+        f"14 of 19 gpumode problems converted into {into}; 5 skipped "
+        "(1 inputs that are not tensors, 1 a check that checks no output, 1 need several GPUs, "
         "1 other reasons, 1 data that changes from case to case)\n"
     )
     assert "converted problems/tiny/vectoradd -> gpumode_tiny_vectoradd\n" in result.stderr

@@ -88,15 +88,33 @@ def reference_text(origin, args: list[dict], description: dict) -> str:
             f'"""Reference for {origin.puzzle_id}: {what}, from the copy of its files taken at',
             f'import (source/). Written by `tpuzzle import {origin.kind}`."""',
             "",
-            f"from judge.sources.runtime import {call.split('(')[0]}",
+            f"from judge.sources.runtime import {_imported(call, description)}",
             "",
             f"SIGNATURE = {_literal(signature)}",
             "",
             *constants,
             f"reference = {call}",
             "",
+            *_check_lines(origin, description),
         ]
     )
+
+
+def _check_lines(origin, description: dict) -> list[str]:
+    """`check = ...`: the problem's own check_implementation, for a puzzle it judges."""
+    if origin.kind != "gpumode" or description.get("check") != "reference":
+        return []
+    return [
+        "# The problem's own check_implementation judges the outputs (check: reference in",
+        "# puzzle.yaml): it compares none of them element by element with the reference's.",
+        "check = gpumode_check(__file__, SIGNATURE, data=DATA, outputs=OUTPUTS)",
+        "",
+    ]
+
+
+def _imported(call: str, description: dict) -> str:
+    name = call.split("(")[0]
+    return f"{name}, gpumode_check" if description.get("check") == "reference" else name
 
 
 def _literal(value) -> str:

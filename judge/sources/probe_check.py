@@ -5,7 +5,8 @@ torch's `allclose`, `isclose`, `testing.assert_close` and `equal`). A comparison
 output when one of the tensors it is handed holds that output's values.
 
 The judge then compares every output element by element under that tolerance; a check that
-compares no output so (a residual, a property of its own) cannot be said as one.
+compares some output with no tolerance (a residual, a property of its own) judges the outputs
+itself, run by the judge, once it is seen to reject outputs of zeros.
 
 Runs third-party code: only `judge.sources.probe_gpumode` imports this.
 """
@@ -22,6 +23,7 @@ from typing import Any
 import torch
 
 from judge.sources.probing import Skip
+from judge.sources.runtime import passed, said_message
 
 TOLERANT = ("verbose_allclose", "match_reference")  # the problem set's, with rtol and atol
 EXACT = ("verbose_allequal",)
@@ -37,31 +39,36 @@ Call = tuple[list[torch.Tensor], float, float]  # the tensors compared, atol, rt
 
 def tolerance(module, data: Any, output: Any, outputs: list[torch.Tensor]) -> dict:
     """{"atol", "rtol"}: the loosest tolerance the check compares an output with, when it
-    passes the reference's own `output` on `data`; Skip where it does not, or where some output
-    is compared with no tolerance."""
+    passes the reference's own `output` on `data`; {"custom": True} where it compares some
+    output with no tolerance (a residual, an orthogonality: the check itself then judges, run
+    by the judge), provided it rejects outputs of zeros; Skip where it rejects the reference's
+    own output, or accepts zeros."""
     with recording(module) as calls:
         said = module.check_implementation(data, output)
     if not passed(said):
-        message = said[1] if isinstance(said, tuple) and len(said) > 1 else said
-        raise Skip(f"its check_implementation rejects the reference's own output: {message}")
+        raise Skip(
+            f"its check_implementation rejects the reference's own output: {said_message(said)}"
+        )
     found = [[(a, r) for tensors, a, r in calls if any(_holds(t, o) for t in tensors)]
              for o in outputs]  # fmt: skip
     if not all(found):
-        raise Skip(
-            "check_implementation is custom code that compares no output element by element "
-            "with a tolerance"
-        )
+        if passed(module.check_implementation(data, _zeros(output))):
+            raise Skip("its check_implementation compares no output and accepts zeros")
+        return {"custom": True}
     pairs = [pair for each in found for pair in each]
     return {"atol": max(a for a, _ in pairs), "rtol": max(r for _, r in pairs)}
 
 
-def passed(said: Any) -> bool:
-    """A check's answer: (passed, message), a message (empty when it passed), or a bool."""
-    if isinstance(said, tuple) and said:
-        return bool(said[0])
-    if isinstance(said, str):
-        return said == ""
-    return said is None or bool(said)
+def _zeros(output: Any) -> Any:
+    """The output with every tensor zeroed; a tuple of any kind (torch.geqrf's named one too)
+    becomes a plain tuple, as the judge hands the check several outputs."""
+    if isinstance(output, torch.Tensor):
+        return torch.zeros_like(output)
+    if isinstance(output, (tuple, list)):
+        return tuple(_zeros(v) for v in output)
+    if isinstance(output, dict):
+        return {k: _zeros(v) for k, v in output.items()}
+    return output
 
 
 def _holds(t: torch.Tensor, output: torch.Tensor) -> bool:

@@ -9,7 +9,8 @@ and numbers: `judge.sources.layout`), each output written into the data's own te
 ref_kernel returns or fills, else one of the same shape and type made empty by generate_input)
 or into a buffer of its own, then the integer generator arguments that shape the tensors, then
 the data's numbers that are not constants. The tolerance is the one check_implementation
-compares the outputs with (`judge.sources.probe_check`).
+compares the outputs with (`judge.sources.probe_check`); a check that compares them with none
+(residuals, orthogonality) judges them itself, run by the judge (`check: reference`).
 """
 
 from __future__ import annotations
@@ -29,6 +30,9 @@ from judge.sources.probe_check import tolerance
 from judge.sources.probing import DTYPES, Recorder, Skip, fill_of
 
 CHECK_CASES = 4  # tests whose tolerance is asked of check_implementation, at most
+# A problem judged by its own check (`check: reference`): how far a timed call's outputs may be
+# from the first call's on the same inputs (a kernel that sums in a varying order, with atomics).
+BETWEEN_CALLS = {"atol": 1e-4, "rtol": 1e-3}
 CHECK_ELEMENTS = 1 << 22  # elements of a test's data small enough to be checked on the CPU
 
 
@@ -46,12 +50,18 @@ def describe(checkout: Path, problem: str, recorder: Recorder) -> dict:
     cases += [_case("benchmark", e, module, tree, outputs, sizes, recorder) for e in benchmarks]
     cases[0]["tolerance"] = checked
     _ask_the_check(module, cases[1 : len(tests)])
+    custom = any(c.get("tolerance", {}).get("custom") for c in cases)
+    if custom:  # its check judges the outputs, run by the judge: no tolerance of its own
+        checked = dict(BETWEEN_CALLS)
+        for c in cases:
+            c.pop("tolerance", None)
     what, numbers = _resolved(tree, cases, sizes)
     return {
         "title": _title(folder),
         "statement": str(task.get("description") or "").strip(),
         "atol": checked["atol"],
         "rtol": checked["rtol"],
+        **({"check": "reference"} if custom else {}),
         "signature": _signature(tree, what, outputs, sizes, numbers),
         "cases": [{k: v for k, v in c.items() if k not in ("leaves", "entry")} for c in cases],
         "data": layout.resolved(tree, what),

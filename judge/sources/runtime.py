@@ -152,6 +152,47 @@ def gpumode_reference(
     return reference
 
 
+def gpumode_check(
+    reference_file: str, signature: list[dict], *, data: dict, outputs: list[str]
+) -> Callable:
+    """A GPU MODE problem's check_implementation(data, output) as the judge's `check(*args)`:
+    the data built from the arguments as for the reference, the outputs (a tuple where there
+    are several) shaped and typed as the source gives them; None when it passes, else its
+    message. (For a problem whose check compares no output element by element: a residual,
+    an orthogonality, answers that are not unique.)"""
+    source = Path(reference_file).parent / "source"
+    for name in ("task", "utils"):
+        sys.modules.pop(name, None)
+    module = _module(source / "reference.py", f"tpuzzle_check_{source.parent.name}", [source])
+    arguments = {a["theirs"]: a for a in signature}
+
+    def check(*values):
+        call = _Call(signature, values)
+        built = layout.build(data, lambda kind, name: call.theirs(arguments[name]))
+        given = tuple(call.shaped[arguments[name]["ours"]] for name in outputs)
+        said = module.check_implementation(built, given if len(given) > 1 else given[0])
+        return None if passed(said) else said_message(said)
+
+    return check
+
+
+def passed(said) -> bool:
+    """A GPU MODE check's answer: (passed, message), a message (empty when it passed), or a
+    bool."""
+    if isinstance(said, tuple) and said:
+        return bool(said[0])
+    if isinstance(said, str):
+        return said == ""
+    return said is None or bool(said)
+
+
+def said_message(said) -> str:
+    """What a check that did not pass said, in one line."""
+    message = said[1] if isinstance(said, tuple) and len(said) > 1 else said
+    text = str(message or "the problem's check_implementation did not pass it")
+    return " ".join(text.split())[:500]
+
+
 def _one_output(signature: list[dict], returns: str, as_tuple: bool, new_output: bool) -> dict:
     """The layout of a tuple of tensors (or of one tensor), the data of a puzzle imported with
     one output."""

@@ -1,5 +1,6 @@
 """A converted puzzle tried before it is kept: its reference (the source's own code) computes the
-truth of its smallest test, in a process of its own, as the judge would.
+truth of its smallest test, in a process of its own, as the judge would; a puzzle its own check
+judges must see that check pass the reference's answer and fail outputs of zeros.
 
     python -m judge.sources.verify PUZZLE_DIR [PUZZLE_DIR ...]
 
@@ -23,10 +24,32 @@ def check(directory: Path) -> str | None:
         spec = load_spec(directory / "puzzle.yaml")
         small = [c for c in spec.tests if c.interpret] or list(spec.tests)
         case = min(small, key=lambda c: sum(lay.n for lay in inputs.layouts(spec, c.size_map)))
-        reference_truth(spec, load_reference(spec), case)
+        truth = reference_truth(spec, load_reference(spec), case)
     except Exception as exc:  # the source's code: whatever it raises is the reason
         first = (str(exc).splitlines() or [""])[0][:200]
         return f"its reference fails on the converted case: {type(exc).__name__}: {first}".strip()
+    return judged_by_its_check(spec, case, truth) if spec.check == "reference" else None
+
+
+def judged_by_its_check(spec, case, truth) -> str | None:
+    """A puzzle its own check judges: the check passes the reference's answer and fails
+    outputs of zeros, called as the judge calls it; else why not."""
+    import torch
+
+    from judge.core.truth import checked, load_check
+
+    try:
+        fn = load_check(spec)
+        right = checked(spec, fn, case, truth.initial, truth.outputs)
+        zeros = {name: torch.zeros_like(t) for name, t in truth.outputs.items()}
+        wrong = checked(spec, fn, case, truth.initial, zeros)
+    except Exception as exc:  # the source's code
+        first = (str(exc).splitlines() or [""])[0][:200]
+        return f"its check fails on the converted case: {type(exc).__name__}: {first}".strip()
+    if right is not None:
+        return f"its check rejects its reference's answer: {right}"
+    if wrong is None:
+        return "its check accepts outputs of zeros"
     return None
 
 

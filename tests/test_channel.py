@@ -52,3 +52,28 @@ def test_a_paused_worker_is_stopped_and_its_deadline_stands_still(tmp_path):
     assert 1.4 <= worker.stopped_for() <= 3.0
     worker.stop()
     os.close(cmd_r)
+
+
+def test_a_paused_worker_that_is_stopped_goes_on_first_and_exits_at_once(tmp_path):
+    import os
+    import subprocess
+    import sys
+    import time
+
+    from judge.workers.channel import WorkerProcess
+
+    cmd_r, cmd_w = os.pipe()
+    event_r, event_w = os.pipe()
+    script = f"import os, sys\nos.read({cmd_r}, 100)\nsys.exit(0)\n"  # exits on any command
+    proc = subprocess.Popen(
+        [sys.executable, "-c", script], pass_fds=(cmd_r,), start_new_session=True,
+        stdout=subprocess.PIPE, stdin=subprocess.DEVNULL,
+    )  # fmt: skip
+    os.close(cmd_r)
+    worker = WorkerProcess(proc, cmd_w, event_r, tmp_path, interpret=True)
+    worker.pause()
+    started = time.monotonic()
+    worker.stop()
+    assert time.monotonic() - started < 4  # not the 5 s a stopped process is waited for
+    assert proc.returncode == 0  # it read the exit and left by itself
+    os.close(event_w)

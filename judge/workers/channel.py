@@ -303,6 +303,7 @@ class WorkerProcess:
             if self.stopped:
                 return
             self.stopped = True
+            self.resume()  # stopped while another judging timed: let it read the exit
             self._stop()
 
     def _stop(self) -> None:

@@ -51,3 +51,46 @@ def test_a_store_past_the_end_and_a_changed_input_are_counted(call):
     fulls["c_ptr"][g + 300] = 0.0  # the first guard element after the output
     fulls["a_ptr"][g + 10] += 1.0  # an input written
     assert checked(call)[0] == 2
+
+
+def test_a_wrong_call_described_here_reads_back_as_the_parents_own_check(call):
+    """The account the timer sends of a large wrong call (player.described), through JSON as
+    the channel carries it, is what the parent's check of the same buffers gives."""
+    import json
+
+    from judge.core import check
+    from judge.judging import verify
+
+    spec, fulls, _, truths, g = call
+    c = fulls["c_ptr"]
+    c[g + 3] += 1.0
+    c[g + 250 : g + 300] = inputs.sentinel("float32")  # the last 50 never written
+    fulls["a_ptr"][g + 10] += 1.0
+    made = truth.reference_truth(spec, truth.load_reference(spec), CASE)
+    sent = player.described(spec, CASE.size_map, fulls, made.initial, truths, spec.tolerance)
+    layouts = inputs.layouts(spec, CASE.size_map)
+    back = verify.buffer_checks(CASE, json.loads(json.dumps(sent)), layouts)
+    tolerance = spec.tolerance.at(CASE.size_map)
+    here = [
+        check.check_input(lay, fulls[lay.arg.name], made.initial[lay.arg.name])
+        if lay.arg.role == "in"
+        else check.check_output(lay, fulls[lay.arg.name], truths[lay.arg.name], tolerance, True)
+        for lay in layouts
+    ]
+    assert repr(back) == repr(here)
+    by_name = {b.name: b for b in back}
+    assert by_name["a_ptr"].input_changed == 1 and by_name["c_ptr"].unwritten == 50
+    assert by_name["c_ptr"].mismatches == 51 and by_name["c_ptr"].first[0].index == 3
+
+
+@pytest.mark.parametrize(
+    "garbled",
+    [[], [{"name": "a_ptr"}], "x", [{"name": "b_ptr", "ok": True}] * 3],
+)
+def test_a_garbled_account_is_a_protocol_error(vector_add, garbled):
+    from judge.judging import verify
+    from judge.workers.channel import WorkerReported
+
+    layouts = inputs.layouts(vector_add, CASE.size_map)
+    with pytest.raises(WorkerReported, match="a garbled account of its buffers"):
+        verify.buffer_checks(CASE, garbled, layouts)

@@ -11,7 +11,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from judge.core import bench, check, inputs
-from judge.core.results import BufferCheck, CaseResult, Timing, Verdict
+from judge.core.results import BufferCheck, CaseResult, Mismatch, Timing, Verdict
 from judge.core.spec import Case, PuzzleSpec, Tolerance
 from judge.core.truth import Truth, checked, computed, load_check, load_mistakes
 from judge.judging.measure import libraries
@@ -58,6 +58,18 @@ class Checker:
             max_error=worst,
             buffers=tuple(checks),
             hints=hints,
+        )
+
+    def described(self, case: Case, answer: dict) -> CaseResult:
+        """A wrong call that the timer described on the device (its answer's `buffers`,
+        player.described): the report made from that account. No named mistake is looked for:
+        that needs the outputs, and calls this large are past MISTAKE_ELEMENTS anyway."""
+        layouts = inputs.layouts(self.plan.spec, case.size_map)
+        checks = buffer_checks(case, answer["buffers"], layouts)
+        outputs = {lay.arg.name for lay in layouts if lay.arg.role != "in"}
+        worst = max((c.max_error for c in checks if c.name in outputs), default=0.0)
+        return self.plan.case_result(
+            case, "failed", max_error=worst, buffers=tuple(checks), hints=tuple(check.hints(checks))
         )
 
     def judged_by_check(
@@ -211,6 +223,27 @@ def plausible_replay(event: dict, timed: bool = True) -> bool:
         and isinstance(sets, list)
         and all(isinstance(j, int) and j >= 0 for j in sets)
     )
+
+
+def buffer_checks(case: Case, found, layouts: list) -> list[BufferCheck]:
+    """The timer's account of each buffer of a call (player.described), read back in the order
+    of the layouts; a garbled one is a protocol error."""
+    try:
+        if len(found) != len(layouts):
+            raise ValueError("one account per buffer")
+        checks = []
+        for lay, raw in zip(layouts, found, strict=True):
+            fields = {k: v for k, v in raw.items() if k != "first"}
+            first = tuple(Mismatch(**m) for m in raw["first"])
+            made = BufferCheck(**fields, first=first)
+            if made.name != lay.arg.name or not isinstance(made.mismatches, int):
+                raise ValueError("not this buffer")
+            checks.append(made)
+    except (TypeError, ValueError, KeyError, AttributeError):
+        raise WorkerReported(
+            "error", "protocol", f"case {case.name}: a garbled account of its buffers"
+        ) from None
+    return checks
 
 
 def plausible_check(answer: dict) -> bool:

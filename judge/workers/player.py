@@ -19,6 +19,7 @@ The input sets were drawn from seeds the worker never saw, and rotate through th
 
 from __future__ import annotations
 
+import dataclasses
 import statistics
 import time
 from pathlib import Path
@@ -26,7 +27,7 @@ from types import SimpleNamespace
 
 import torch
 
-from judge.core import bench, inputs
+from judge.core import bench, check, inputs
 from judge.core.spec import Tolerance
 from judge.workers import device_checks
 from judge.workers.replay import Sequence
@@ -305,6 +306,25 @@ def checked_after(
         device_checks.outside_tolerance(full[g : g + n], truth, tol, counter)
         worst = torch.maximum(worst, largest_error(full[g : g + n], truth))
     return int(counter.item()), float(worst)
+
+
+def described(
+    spec, sizes: dict, fulls: dict, initial: dict, truths: dict, tolerance: Tolerance
+) -> list[dict]:
+    """The report's account of each buffer of a wrong call (judge.core.check's BufferCheck, as
+    JSON), made here on the device against the inputs as drawn and the truths: what the parent
+    shows, without moving the buffers (`check.check_output` and `check_input` run alike on the
+    device)."""
+    found = []
+    for lay in inputs.layouts(spec, sizes):
+        full = fulls[lay.arg.name]
+        if lay.arg.role == "in":
+            made = check.check_input(lay, full, initial[lay.arg.name].to(full.device))
+        else:
+            truth = truths[lay.arg.name].to(full.device)
+            made = check.check_output(lay, full, truth, tolerance, lay.arg.role == "out")
+        found.append(dataclasses.asdict(made))
+    return found
 
 
 def largest_error(data: torch.Tensor, truth: torch.Tensor) -> torch.Tensor:

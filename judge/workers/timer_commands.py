@@ -19,6 +19,11 @@ from judge.core.loader import LoadError, import_file
 from judge.workers import player, replay
 from judge.workers.commands import Stopwatch, input_sets
 
+# A wrong call this large is described here, on the device (player.described), and only the
+# account of each buffer goes to the parent: mapping and comparing gigabytes there took seconds.
+# Smaller ones leave their buffers, for the report's named mistakes, which need the outputs.
+DESCRIBED_HERE_ELEMENTS = 1 << 22
+
 
 def op_calibrate(worker, cmd: dict) -> None:
     worker.send("calibrated", value=bench.calibrate())
@@ -101,7 +106,8 @@ def op_check_case(worker, cmd: dict) -> None:
     """(The timer only.) One case's recorded call replayed once on this process's own
     buffers and checked after it ended (player.checked_after); the buffers are left in
     TAG_NAME files for the parent's report only when something was wrong (always, for a
-    puzzle judged by its reference's `check`, which the parent runs on them)."""
+    puzzle judged by its reference's `check`, which the parent runs on them); a large wrong
+    call is described here instead (`buffers`, see DESCRIBED_HERE_ELEMENTS)."""
     clock = Stopwatch()
     sequence, replayer = loaded_sequence(worker, cmd)
     [(seed, paths)] = input_sets(cmd)
@@ -119,6 +125,12 @@ def op_check_case(worker, cmd: dict) -> None:
     truths = mapped_truths(cmd["truths"])
     wrong, worst = player.checked_after(worker.spec, cmd["sizes"], fulls, before, truths, tolerance)
     clock.lap("check_s")
+    layouts = inputs.layouts(worker.spec, cmd["sizes"])
+    if wrong and sum(lay.total for lay in layouts) > DESCRIBED_HERE_ELEMENTS:
+        found = player.described(worker.spec, cmd["sizes"], fulls, initial, truths, tolerance)
+        clock.lap("describe_s")
+        worker.send("case_checked", wrong=wrong, max_error=worst, buffers=found, seconds=clock.laps)
+        return
     if wrong:
         worker.dump(fulls, cmd["tag"])
     worker.send("case_checked", wrong=wrong, max_error=worst, seconds=clock.laps)

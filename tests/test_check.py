@@ -165,3 +165,15 @@ def test_a_buffer_checked_in_small_chunks_gets_the_same_report(monkeypatch, seed
     assert repr(chunked) == repr(whole)  # NaN, which a Mismatch may hold, equals nothing
     assert whole.written_prefix == (40 if kind == 1 else None)
     assert whole.unwritten == {0: 0, 1: 57, 2: 20}[kind]
+
+
+def test_an_output_its_own_check_judges_is_held_to_its_guards_and_the_sentinel_only():
+    lay, full = buffer(6)
+    data = inputs.data_view(full, lay)
+    data[:4] = torch.tensor([9.0, -9.0, 0.5, 7.0])  # any values: the puzzle's check judges them
+    written = check.check_written(lay, full, was_output=True)
+    assert not written.ok and (written.unwritten, written.written_prefix) == (2, 4)
+    data[4:] = 1.0
+    assert check.check_written(lay, full, was_output=True).ok
+    full[lay.guard + 6] = 0.0  # past the end
+    assert check.check_written(lay, full, was_output=True).guard_after == 1

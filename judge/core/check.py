@@ -132,18 +132,44 @@ def check_input(lay: Layout, full: torch.Tensor, initial: torch.Tensor) -> Buffe
 
 def written_prefix_of(data: torch.Tensor, dtype: str) -> int | None:
     """k when exactly the first k elements of the buffer were written and the rest holds the
-    sentinel, found a chunk at a time: the count of written elements k, and whether the first
-    unwritten one comes at k or later."""
-    bits = as_bits(sentinel(dtype))
-    written, first_unwritten = 0, None
-    for start in range(0, data.numel(), CHUNK):
-        never = as_bits(data[start : start + CHUNK]) == bits
-        written += int((~never).sum())
-        if first_unwritten is None and bool(never.any()):
-            first_unwritten = start + int(never.int().argmax())
+    sentinel: the count of written elements k, and whether the first unwritten one comes at k
+    or later."""
+    unwritten, first_unwritten = sentinels(data, dtype)
+    written = data.numel() - unwritten
     if first_unwritten is None or first_unwritten < written:
         return None
     return written
+
+
+def sentinels(data: torch.Tensor, dtype: str) -> tuple[int, int | None]:
+    """(elements still holding the sentinel, the index of the first), a chunk at a time."""
+    bits = as_bits(sentinel(dtype))
+    count, first = 0, None
+    for start in range(0, data.numel(), CHUNK):
+        never = as_bits(data[start : start + CHUNK]) == bits
+        count += int(never.sum())
+        if first is None and bool(never.any()):
+            first = start + int(never.int().argmax())
+    return count, first
+
+
+def check_written(lay: Layout, full: torch.Tensor, was_output: bool) -> BufferCheck:
+    """An output buffer of a puzzle whose own check judges its values: its guard bands intact
+    and (an output, not an in-place buffer) no element left holding the sentinel."""
+    data = full[lay.guard : lay.guard + lay.n]
+    unwritten = sentinels(data, lay.arg.dtype)[0] if was_output else 0
+    guard_before = modified_elements(full[: lay.guard], guard_byte(lay.arg))
+    guard_after = modified_elements(full[lay.guard + lay.n :], guard_byte(lay.arg))
+    return BufferCheck(
+        name=lay.arg.name,
+        ok=unwritten == 0 and guard_before == 0 and guard_after == 0,
+        mismatches=unwritten,
+        total=lay.n,
+        unwritten=unwritten,
+        guard_before=guard_before,
+        guard_after=guard_after,
+        written_prefix=written_prefix_of(data, lay.arg.dtype) if unwritten else None,
+    )
 
 
 def hints(checks: list[BufferCheck]) -> list[str]:

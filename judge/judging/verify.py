@@ -43,7 +43,7 @@ class Checker:
         layouts = inputs.layouts(spec, case.size_map)
 
         def one(lay: inputs.Layout) -> BufferCheck:
-            return buffer_check(case, lay, truth, files[lay.arg.name], tolerance)
+            return buffer_check(case, lay, truth, files[lay.arg.name], tolerance, spec.check)
 
         large = sum(lay.total for lay in layouts) >= SIDE_BY_SIDE_ELEMENTS
         checks = list(CHECKING.map(one, layouts) if large else map(one, layouts))
@@ -77,35 +77,25 @@ class Checker:
     ) -> CaseResult:
         """A puzzle whose reference.py's `check` judges the outputs (`check: reference`): the
         inputs unchanged and the guard bands intact as always, no output element left
-        unwritten, then the check, on the outputs as written."""
+        unwritten (`checks`), then the check, on the outputs as written."""
         spec = self.plan.spec
-        kept, outputs = [], {}
-        for lay, c in zip(inputs.layouts(spec, case.size_map), checks, strict=True):
-            if lay.arg.role != "in":
-                full = inputs.mapped(files[lay.arg.name], lay.arg.dtype, lay.total)
-                outputs[lay.arg.name] = inputs.data_view(full, lay)
-                whole = not (c.guard_before or c.guard_after or c.unwritten)
-                c = BufferCheck(
-                    name=c.name,
-                    ok=whole,
-                    total=c.total,
-                    unwritten=c.unwritten,
-                    guard_before=c.guard_before,
-                    guard_after=c.guard_after,
-                    mismatches=c.unwritten,
-                    written_prefix=c.written_prefix,
-                )
-            kept.append(c)
         said = None
-        if all(c.ok for c in kept):
+        if all(c.ok for c in checks):
+            outputs = {
+                lay.arg.name: inputs.data_view(
+                    inputs.mapped(files[lay.arg.name], lay.arg.dtype, lay.total), lay
+                )
+                for lay in inputs.layouts(spec, case.size_map)
+                if lay.arg.role != "in"
+            }
             said = checked(spec, puzzle_check(spec), case, truth.initial, outputs)
-        passed = said is None and all(c.ok for c in kept)
+        passed = said is None and all(c.ok for c in checks)
         return self.plan.case_result(
             case,
             "passed" if passed else "failed",
             max_error=0.0,
-            buffers=tuple(kept),
-            hints=() if passed else tuple(check.hints(kept)),
+            buffers=tuple(checks),
+            hints=() if passed else tuple(check.hints(checks)),
             message=said or "",
         )
 
@@ -304,9 +294,16 @@ def mistake_functions(spec) -> dict:
 
 
 def buffer_check(
-    case: Case, lay: inputs.Layout, truth: Truth, path: str, tolerance: Tolerance
+    case: Case,
+    lay: inputs.Layout,
+    truth: Truth,
+    path: str,
+    tolerance: Tolerance,
+    judged: str = "elementwise",
 ) -> BufferCheck:
-    """One buffer of a call, mapped from the file the parent named, against the truth."""
+    """One buffer of a call, mapped from the file the parent named, against the truth (an
+    output of a puzzle its own check judges (`judged`): against nothing but its guard bands
+    and the sentinel)."""
     try:
         full = inputs.mapped(path, lay.arg.dtype, lay.total)
     except (OSError, ValueError) as exc:
@@ -315,6 +312,8 @@ def buffer_check(
         ) from None
     if lay.arg.role == "in":
         return check.check_input(lay, full, truth.initial[lay.arg.name])
+    if judged == "reference":
+        return check.check_written(lay, full, was_output=lay.arg.role == "out")
     expected, was_output = truth.outputs[lay.arg.name], lay.arg.role == "out"
     return check.check_output(lay, full, expected, tolerance, was_output=was_output)
 

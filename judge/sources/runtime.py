@@ -13,6 +13,7 @@ This runs the source's code: a user imports only from a checkout they trust (doc
 from __future__ import annotations
 
 import ast
+import functools
 import importlib.util
 import inspect
 import sys
@@ -133,10 +134,7 @@ def gpumode_reference(
     (`returns`, `as_tuple` and `new_output` say as much of a puzzle imported with one output and
     a tuple of tensors: the output's buffer, whether the data is a tuple or one tensor, and
     whether the output is a buffer of its own.)"""
-    source = Path(reference_file).parent / "source"
-    for name in ("task", "utils"):
-        sys.modules.pop(name, None)
-    module = _module(source / "reference.py", f"tpuzzle_source_{source.parent.name}", [source])
+    module = _gpumode_module(reference_file)
     if data is None:
         data, outputs = _one_output(signature, returns, as_tuple, new_output), [returns]
     arguments = {a["theirs"]: a for a in signature}
@@ -160,10 +158,7 @@ def gpumode_check(
     are several) shaped and typed as the source gives them; None when it passes, else its
     message. (For a problem whose check compares no output element by element: a residual,
     an orthogonality, answers that are not unique.)"""
-    source = Path(reference_file).parent / "source"
-    for name in ("task", "utils"):
-        sys.modules.pop(name, None)
-    module = _module(source / "reference.py", f"tpuzzle_check_{source.parent.name}", [source])
+    module = _gpumode_module(reference_file)
     arguments = {a["theirs"]: a for a in signature}
 
     def check(*values):
@@ -174,6 +169,22 @@ def gpumode_check(
         return None if passed(said) else said_message(said)
 
     return check
+
+
+def _gpumode_module(reference_file: str):
+    """A GPU MODE problem's reference.py from the copy beside the puzzle, loaded once for its
+    reference and its check (its own task.py and utils.py, not another puzzle's); loaded anew
+    once the copy changed (imported again while a judge server runs)."""
+    source = Path(reference_file).parent / "source" / "reference.py"
+    return _loaded_gpumode(str(source), source.stat().st_mtime_ns)
+
+
+@functools.lru_cache(maxsize=64)
+def _loaded_gpumode(path: str, stamp: int):
+    source = Path(path).parent
+    for name in ("task", "utils"):
+        sys.modules.pop(name, None)
+    return _module(source / "reference.py", f"tpuzzle_source_{source.parent.name}", [source])
 
 
 def passed(said) -> bool:

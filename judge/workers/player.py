@@ -124,7 +124,7 @@ class CheckedSet:
         spec,
         sizes,
         initial: dict,
-        outputs: dict,
+        outputs: dict | None,
         tolerance: Tolerance,
         scratch: tuple[int, ...],
     ):
@@ -135,7 +135,7 @@ class CheckedSet:
             name = lay.arg.name
             self.starts[name] = inputs.guarded(lay, initial.get(name), "cuda")
             self.fulls[name] = self.starts[name].clone()
-            if lay.arg.role != "in":
+            if lay.arg.role != "in" and outputs is not None:  # None: see own_answers
                 self.truths[name] = outputs[name].to("cuda", torch.float64)
         self.scratch = [torch.empty(n, dtype=torch.uint8, device="cuda") for n in scratch]
         self.bases = addresses(self.fulls)

@@ -67,17 +67,18 @@ def op_replay(worker, cmd: dict) -> None:
     clock = Stopwatch()
     sequence, replayer = loaded_sequence(worker, cmd)
     tolerance = worker.spec.tolerance.at(cmd["sizes"])
+    # judged by its reference's `check`: the reference's outputs are not the truths here
+    judged_by_check = worker.spec.check == "reference"
     sets, truths = [], []
     for seed, paths, files in zip(cmd["seeds"], cmd["inputs"], cmd["truths"], strict=True):
         initial = worker.drawn(cmd["sizes"], seed, cmd.get("draw", ""), paths)
-        truths.append(mapped_truths(files))
+        truths.append(None if judged_by_check else mapped_truths(files))
         sets.append(
             player.CheckedSet(
                 worker.spec, cmd["sizes"], initial, truths[-1], tolerance, sequence.scratch
             )
         )
     worker.sync()
-    judged_by_check = worker.spec.check == "reference"
     if judged_by_check:
         for j, one in enumerate(sets):
             one.own_answers(replayer)

@@ -1,6 +1,7 @@
 """Pure comparison: tolerances, sentinels, guard bands, the mismatch report and hints.
 
-Everything here takes CPU tensors and returns results dataclasses; nothing runs a submission.
+Everything here takes tensors (on the CPU in the parent, on the device when the timer describes
+a large wrong call) and returns results dataclasses; nothing runs a submission.
 """
 
 from __future__ import annotations
@@ -24,7 +25,13 @@ def modified_elements(region: torch.Tensor, pattern: int) -> int:
 
 def sentinel_mask(data: torch.Tensor, dtype: str) -> torch.Tensor:
     """True where an element still holds the sentinel bit pattern (never written)."""
-    return as_bits(data) == as_bits(sentinel(dtype))
+    return as_bits(data) == sentinel_bits(dtype, data.device)
+
+
+def sentinel_bits(dtype: str, device: torch.device) -> torch.Tensor:
+    """The sentinel of dtype as one integer of its width, on the device of the data it is
+    compared with (the timer describes large wrong calls on the GPU)."""
+    return as_bits(sentinel(dtype)).to(device)
 
 
 def check_output(
@@ -42,7 +49,7 @@ def check_output(
     tolerance. When some are wrong, a second pass over the bits finds the unwritten elements.
     """
     data = full[lay.guard : lay.guard + lay.n]
-    tally = _Tally(sentinel=as_bits(sentinel(lay.arg.dtype)) if was_output else None)
+    tally = _Tally(sentinel=sentinel_bits(lay.arg.dtype, full.device) if was_output else None)
     for start in range(0, data.numel(), CHUNK):
         tally.add(start, data[start : start + CHUNK], expected[start : start + CHUNK], tol)
     prefix = written_prefix_of(data, lay.arg.dtype) if was_output and tally.wrong else None
@@ -143,7 +150,7 @@ def written_prefix_of(data: torch.Tensor, dtype: str) -> int | None:
 
 def sentinels(data: torch.Tensor, dtype: str) -> tuple[int, int | None]:
     """(elements still holding the sentinel, the index of the first), a chunk at a time."""
-    bits = as_bits(sentinel(dtype))
+    bits = sentinel_bits(dtype, data.device)
     count, first = 0, None
     for start in range(0, data.numel(), CHUNK):
         never = as_bits(data[start : start + CHUNK]) == bits

@@ -29,7 +29,7 @@ from judge.judging.gate import DeviceGate
 from judge.workers import launcher
 
 LOOKAHEAD = 2  # workers a lane keeps starting ahead of the one it judges
-PER_GPU = 3  # judgings sharing one GPU in a batch (see gate.DeviceGate)
+PER_GPU = 4  # judgings sharing one GPU in a batch (see gate.DeviceGate)
 STOP_WAIT_S = 10.0  # how long a batch stopped early waits for its lanes (daemon threads) to end
 
 

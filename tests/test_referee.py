@@ -47,3 +47,15 @@ def test_classify_triton_compile_errors():
 def test_a_rejection_carries_its_reason():
     assert referee.Rejected("aten.add ran").kind == "torch-in-solve"
     assert referee.Rejected("a memcpy ran", kind="foreign-launch").kind == "foreign-launch"
+
+
+def test_an_exception_in_the_timer_is_not_said_to_be_solves():
+    """The timer never calls solve(): a Python exception there (the judge's own check, say) is
+    reported as the timer's, and a CUDA error in a replayed kernel still as a CUDA error."""
+    assert referee.classify(ValueError("bad"), "the timer") == (
+        "exception",
+        "the timer raised ValueError: bad",
+    )
+    assert referee.classify(ValueError("bad"))[1] == "solve() raised ValueError: bad"
+    crash = RuntimeError("CUDA error: an illegal memory access")
+    assert referee.classify(crash, "the timer")[0] == "cuda-error"

@@ -94,8 +94,10 @@ def referee():
     return _MODE_CLASS()
 
 
-def classify(exc: BaseException) -> tuple[str, str]:
-    """(reason, message) for an exception raised by a submission's solve()."""
+def classify(exc: BaseException, raiser: str = "solve()") -> tuple[str, str]:
+    """(reason, message) for an exception raised by a submission's solve(), or (`raiser`) by
+    the timer, which runs no submission code but the recorded kernels: an exception there that
+    is no CUDA error is not solve()'s to own, and the message must not say it is."""
     if isinstance(exc, SystemExit):
         return "exit", f"solve() called sys.exit({exc.code})"
     module = type(exc).__module__ or ""
@@ -110,4 +112,4 @@ def classify(exc: BaseException) -> tuple[str, str]:
     lowered = str(exc).lower()
     if "cuda error" in lowered or "illegal memory access" in lowered or "accelerator" in lowered:
         return "cuda-error", f"CUDA error: {text}"
-    return "exception", f"solve() raised {text}"
+    return "exception", f"{raiser} raised {text}"

@@ -103,7 +103,7 @@ class Worker:
                 self.send("rejected", kind=exc.kind, message=str(exc))
                 return
             except BaseException as exc:  # noqa: BLE001 - a submission's fault ends this worker
-                kind, message = classify(exc)
+                kind, message = classify(exc, "the timer" if self.timer else "solve()")
                 self.send("error", kind=kind, message=message)
                 return
 

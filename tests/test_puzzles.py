@@ -190,6 +190,28 @@ def assert_mistake_named(pid: str, path: Path, report) -> None:
         assert any(GENERIC_MISTAKES[key] in h for h in hints), f"no {key!r} hint in {hints}"
 
 
+@pytest.mark.parametrize("n", [1, 33, 100, 129, 257, 1000])
+def test_the_merge_sort_with_small_tiles_merges_through_many_passes(n):
+    """merge_path.py's tiles shrunk (blocks of 32, 16 outputs a program), so that the
+    interpreter runs every kind of merge pass: runs that end past N, a second run shorter than
+    the first or empty, programs whose outputs end their pair of runs, duplicates, and an odd
+    or even number of passes."""
+    from judge.core.loader import import_file
+
+    path = ROOT / "sort/solutions/correct/merge_path.py"
+    module = import_file(path, f"tpuzzle_merge_path_{n}")
+    module.LOG_B, module.LOG_T = 5, 4
+    generator = torch.Generator().manual_seed(n)
+    for data in (
+        torch.rand(n, generator=generator) * 2000 - 1000,
+        torch.randint(-3, 3, (n,), generator=generator).float(),
+        torch.arange(n, 0, -1).float(),
+    ):
+        expected = torch.sort(data).values
+        module.solve(data.data_ptr(), n)
+        assert torch.equal(data, expected)
+
+
 @pytest.mark.parametrize("pid", IDS)
 def test_every_puzzle_has_a_ladder_of_hints_and_functions_for_its_mistakes(pid):
     spec = registry.get(pid, ROOT)

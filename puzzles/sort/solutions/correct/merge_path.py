@@ -138,6 +138,7 @@ def solve(data_ptr: int, N: int):
     sort_blocks_kernel[(blocks,)](data_ptr, src, N, LOG_B=LOG_B, num_warps=4)
     run = 1 << LOG_B
     for p in range(passes):
+        # the block sort ran forwards, so the first merge pass runs backwards, and so on
         dst = scratch if src == data_ptr else data_ptr
         merge_kernel[(triton.cdiv(N, 1 << LOG_T),)](
             src, dst, N, run, (p + 1) % 2, LOG_T=LOG_T, PROBES=PROBES, num_warps=4

@@ -23,15 +23,16 @@ def modified_elements(region: torch.Tensor, pattern: int) -> int:
     return int((raw != pattern).any(dim=1).sum())
 
 
-def sentinel_mask(data: torch.Tensor, dtype: str) -> torch.Tensor:
-    """True where an element still holds the sentinel bit pattern (never written)."""
-    return as_bits(data) == sentinel_bits(dtype, data.device)
-
-
 def sentinel_bits(dtype: str, device: torch.device) -> torch.Tensor:
     """The sentinel of dtype as one integer of its width, on the device of the data it is
     compared with (the timer describes large wrong calls on the GPU)."""
     return as_bits(sentinel(dtype)).to(device)
+
+
+def guard_bands(lay: Layout, full: torch.Tensor) -> tuple[int, int]:
+    """The elements of the guard bands before and after the buffer that were changed."""
+    before = modified_elements(full[: lay.guard], guard_byte(lay.arg))
+    return before, modified_elements(full[lay.guard + lay.n :], guard_byte(lay.arg))
 
 
 def check_output(
@@ -53,8 +54,7 @@ def check_output(
     for start in range(0, data.numel(), CHUNK):
         tally.add(start, data[start : start + CHUNK], expected[start : start + CHUNK], tol)
     prefix = written_prefix_of(data, lay.arg.dtype) if was_output and tally.wrong else None
-    guard_before = modified_elements(full[: lay.guard], guard_byte(lay.arg))
-    guard_after = modified_elements(full[lay.guard + lay.n :], guard_byte(lay.arg))
+    guard_before, guard_after = guard_bands(lay, full)
     return BufferCheck(
         name=lay.arg.name,
         ok=tally.wrong == 0 and guard_before == 0 and guard_after == 0,
@@ -125,8 +125,7 @@ def check_input(lay: Layout, full: torch.Tensor, initial: torch.Tensor) -> Buffe
     """A read-only input: bit for bit as drawn, guard bands intact."""
     data = full[lay.guard : lay.guard + lay.n]
     changed = int((as_bits(data) != as_bits(initial)).sum())
-    guard_before = modified_elements(full[: lay.guard], guard_byte(lay.arg))
-    guard_after = modified_elements(full[lay.guard + lay.n :], guard_byte(lay.arg))
+    guard_before, guard_after = guard_bands(lay, full)
     return BufferCheck(
         name=lay.arg.name,
         ok=changed == 0 and guard_before == 0 and guard_after == 0,
@@ -141,8 +140,12 @@ def written_prefix_of(data: torch.Tensor, dtype: str) -> int | None:
     """k when exactly the first k elements of the buffer were written and the rest holds the
     sentinel: the count of written elements k, and whether the first unwritten one comes at k
     or later."""
-    unwritten, first_unwritten = sentinels(data, dtype)
-    written = data.numel() - unwritten
+    return _written_prefix(data.numel(), *sentinels(data, dtype))
+
+
+def _written_prefix(n: int, unwritten: int, first_unwritten: int | None) -> int | None:
+    """The written prefix of n elements, from the count of unwritten ones and the first's index."""
+    written = n - unwritten
     if first_unwritten is None or first_unwritten < written:
         return None
     return written
@@ -164,9 +167,8 @@ def check_written(lay: Layout, full: torch.Tensor, was_output: bool) -> BufferCh
     """An output buffer of a puzzle whose own check judges its values: its guard bands intact
     and (an output, not an in-place buffer) no element left holding the sentinel."""
     data = full[lay.guard : lay.guard + lay.n]
-    unwritten = sentinels(data, lay.arg.dtype)[0] if was_output else 0
-    guard_before = modified_elements(full[: lay.guard], guard_byte(lay.arg))
-    guard_after = modified_elements(full[lay.guard + lay.n :], guard_byte(lay.arg))
+    unwritten, first = sentinels(data, lay.arg.dtype) if was_output else (0, None)
+    guard_before, guard_after = guard_bands(lay, full)
     return BufferCheck(
         name=lay.arg.name,
         ok=unwritten == 0 and guard_before == 0 and guard_after == 0,
@@ -175,7 +177,7 @@ def check_written(lay: Layout, full: torch.Tensor, was_output: bool) -> BufferCh
         unwritten=unwritten,
         guard_before=guard_before,
         guard_after=guard_after,
-        written_prefix=written_prefix_of(data, lay.arg.dtype) if unwritten else None,
+        written_prefix=_written_prefix(lay.n, unwritten, first) if unwritten else None,
     )
 
 

@@ -80,7 +80,8 @@ class Checker:
         unwritten (`checks`), then the check, on the outputs as written."""
         spec = self.plan.spec
         said = None
-        if all(c.ok for c in checks):
+        written = all(c.ok for c in checks)
+        if written:
             outputs = {
                 lay.arg.name: inputs.data_view(
                     inputs.mapped(files[lay.arg.name], lay.arg.dtype, lay.total), lay
@@ -89,7 +90,7 @@ class Checker:
                 if lay.arg.role != "in"
             }
             said = checked(spec, puzzle_check(spec), case, truth.initial, outputs)
-        passed = said is None and all(c.ok for c in checks)
+        passed = written and said is None
         return self.plan.case_result(
             case,
             "passed" if passed else "failed",
@@ -272,10 +273,16 @@ _MISTAKES: dict[tuple, dict] = {}
 _CHECKS: dict[tuple, object] = {}
 
 
+def _reference_stamp(spec) -> tuple[str, int]:
+    """A puzzle's reference.py and the time it last changed (0: missing), so that what is
+    loaded from it is loaded once per process and file."""
+    path = spec.directory / "reference.py"
+    return str(path), path.stat().st_mtime_ns if path.exists() else 0
+
+
 def puzzle_check(spec):
     """reference.py's `check` of a puzzle, loaded once per process and reference file."""
-    path = spec.directory / "reference.py"
-    key = (str(path), path.stat().st_mtime_ns)
+    key = _reference_stamp(spec)
     if key not in _CHECKS:
         _CHECKS[key] = load_check(spec)
     return _CHECKS[key]
@@ -283,8 +290,7 @@ def puzzle_check(spec):
 
 def mistake_functions(spec) -> dict:
     """reference.py's mistake functions of a puzzle, loaded once per process and spec file."""
-    path = spec.directory / "reference.py"
-    key = (str(path), path.stat().st_mtime_ns if path.exists() else 0)
+    key = _reference_stamp(spec)
     if key not in _MISTAKES:
         try:
             _MISTAKES[key] = load_mistakes(spec)

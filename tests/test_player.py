@@ -94,3 +94,10 @@ def test_a_garbled_account_is_a_protocol_error(vector_add, garbled):
     layouts = inputs.layouts(vector_add, CASE.size_map)
     with pytest.raises(WorkerReported, match="a garbled account of its buffers"):
         verify.buffer_checks(CASE, garbled, layouts)
+
+
+def test_a_kernel_asking_its_launcher_for_more_scratch_than_a_call_may_hold_is_refused():
+    # The size is read from compiled metadata the worker wrote; the refusal comes before any
+    # allocation, so it holds on a machine without a GPU too.
+    with pytest.raises(ValueError, match="global scratch"):
+        player.launch_scratch(player.MAX_SCRATCH_BYTES + 1, 128, None)

@@ -26,11 +26,12 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import torch
+import triton
 
 from judge.core import bench, check, inputs
 from judge.core.spec import Tolerance
 from judge.workers import device_checks
-from judge.workers.replay import Sequence
+from judge.workers.replay import MAX_SCRATCH_BYTES, Sequence
 
 SCRATCH_POISON = 0xFF
 # Calls per shape: do_bench's budgets (25 ms of warm-up, 100 ms timed) for kernels slower than
@@ -64,6 +65,20 @@ def load_kernels(kernels, directory: Path) -> dict:
     return loaded
 
 
+def launch_scratch(size: int, alignment: int, stream) -> torch.Tensor:
+    """Global memory a compiled kernel asks Triton's launcher for at each launch (the tensor
+    descriptors a kernel makes with `tl.make_tensor_descriptor` live there): the timer's own,
+    like every buffer of a replayed call. PyTorch's blocks start on 512-byte boundaries, past
+    any alignment Triton asks for. The size comes from the kernel's compiled metadata, which
+    the worker wrote: it is held to the limit on a call's recorded scratch."""
+    if size > MAX_SCRATCH_BYTES:
+        raise ValueError(
+            f"a replayed kernel asked its launcher for {size} bytes of global scratch "
+            f"(at most {MAX_SCRATCH_BYTES})"
+        )
+    return torch.empty(size, dtype=torch.int8, device="cuda")
+
+
 class Player:
     """Replays one sequence on given buffers and scratch."""
 
@@ -72,6 +87,8 @@ class Player:
 
     def play(self, bases: dict[str, tuple[int, int]], scratch: list[torch.Tensor]) -> None:
         """One call: `bases` maps a buffer's name to (address, bytes) of its full allocation."""
+        # Triton keeps its allocator per thread (a context variable): set where the call runs.
+        triton.set_allocator(launch_scratch)
         stream = torch.cuda.current_stream().cuda_stream
         for step in self.sequence.steps:
             if "launch" in step:

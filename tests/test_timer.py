@@ -12,14 +12,14 @@ from judge.workers import replay
 KEY = "ef" * 32
 
 
-def sequence(directory, name="k"):
+def sequence(directory, name="k", grid=(1, 1, 1)):
     return replay.validated(
         {
             "kernels": [
                 {"key": KEY, "name": name, "signature": [["x", "i64"]], "directory": str(directory)}
             ],
             "scratch": [],
-            "steps": [{"launch": KEY, "grid": [1, 1, 1], "args": [{"v": 1}]}],
+            "steps": [{"launch": KEY, "grid": list(grid), "args": [{"v": 1}]}],
         }
     )
 
@@ -77,3 +77,18 @@ def test_metadata_that_does_not_describe_a_plain_cuda_kernel_is_refused(tmp_path
     (folder / "k.json").write_text(json.dumps({**data, **metadata}))
     with pytest.raises(replay.NotReplayable, match=why):
         timer.copy_kernels(sequence(folder), cache, tmp_path / "timer")
+
+
+def test_global_scratch_past_the_replay_s_limit_is_refused_before_the_timer_allocates_it(tmp_path):
+    # Kernels that make tensor descriptors ask Triton's launcher for global scratch, per program;
+    # the timer allocates it at each launch, so a worker that rewrote the size is stopped here.
+    cache = tmp_path / "cache"
+    folder = compiled(cache / "abc", global_scratch_size=128)
+    timer.copy_kernels(sequence(folder, grid=(132, 1, 1)), cache, tmp_path / "timer")
+    for size, grid in ((1 << 40, (1, 1, 1)), (1 << 20, (1 << 15, 1, 1)), ("many", (1, 1, 1))):
+        compiled(folder, global_scratch_size=size)
+        with pytest.raises(replay.NotReplayable, match="scratch"):
+            timer.copy_kernels(sequence(folder, grid=grid), cache, tmp_path / f"timer{size}")
+    # the copy made for an earlier call is checked against each new call's grids too
+    with pytest.raises(replay.NotReplayable, match="scratch"):
+        timer.copy_kernels(sequence(folder, grid=(1 << 30, 1, 1)), cache, tmp_path / "timer")

@@ -10,13 +10,14 @@ so the worker can name neither a file elsewhere nor change one after it was copi
 from __future__ import annotations
 
 import json
+import math
 import shutil
 from pathlib import Path
 
 from judge.core.spec import Case
 from judge.judging.plan import Plan
 from judge.workers.channel import WorkerFailure, WorkerProcess, WorkerReported
-from judge.workers.replay import NotReplayable, Sequence
+from judge.workers.replay import MAX_SCRATCH_BYTES, NotReplayable, Sequence
 
 KERNEL_FILE_BYTES = 256 << 20  # a compiled kernel's file, at most
 QUIET_TIMEOUT_S = 30.0  # the device's quiet probe (a kernel of 20 ms, on a device others share)
@@ -31,6 +32,7 @@ def copy_kernels(sequence: Sequence, cache: Path, destination: Path) -> None:
             raise NotReplayable(f"kernel {kernel.name}: its files are not in the worker's cache")
         folder = destination / kernel.key
         if folder.is_dir():  # copied (and checked) for an earlier call: the timer loads that
+            _check_launch_scratch(sequence, kernel, folder / f"{kernel.name}.json")
             continue
         part = destination / f"{kernel.key}.part"
         shutil.rmtree(part, ignore_errors=True)
@@ -43,7 +45,26 @@ def copy_kernels(sequence: Sequence, cache: Path, destination: Path) -> None:
                 raise NotReplayable(f"kernel {kernel.name}: a {suffix} file too large to replay")
             shutil.copyfile(found, part / found.name, follow_symlinks=False)
         _check_metadata(part / f"{kernel.name}.json", kernel.name)
+        _check_launch_scratch(sequence, kernel, part / f"{kernel.name}.json")
         part.rename(folder)  # only a whole, checked copy is ever found there
+
+
+def _check_launch_scratch(sequence: Sequence, kernel, path: Path) -> None:
+    """Triton's launcher gives a kernel that asks for global scratch (tensor descriptors made
+    inside it) `global_scratch_size` bytes per program, allocated in the timer at each launch:
+    every launch of the sequence, with the call's own scratch, stays within the replay's limit.
+    The size is read from metadata the worker wrote."""
+    size = json.loads(path.read_text()).get("global_scratch_size", 0) or 0
+    if not isinstance(size, int) or size < 0:
+        raise NotReplayable(f"kernel {kernel.name}: its compiled metadata gives no scratch size")
+    room = MAX_SCRATCH_BYTES - sum(sequence.scratch)
+    for step in sequence.steps:
+        if step.get("launch") == kernel.key and size * math.prod(step["grid"]) > room:
+            raise NotReplayable(
+                f"kernel {kernel.name}: {size} bytes of global scratch for each of "
+                f"{math.prod(step['grid'])} programs, past the {MAX_SCRATCH_BYTES} bytes a "
+                "replayed call may hold"
+            )
 
 
 def _check_metadata(path: Path, name: str) -> None:

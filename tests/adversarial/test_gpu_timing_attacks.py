@@ -299,6 +299,32 @@ def solve(*args):
         NOT_REPLAYABLE | {("rejected", "torch-in-solve"), ("failed", "recheck-failed")},
         ("vector_add", "relu"),
     ),
+    # the compiled metadata in the worker's Triton cache rewritten after the first call, so that
+    # the launcher in the timer would allocate a terabyte of global scratch per program
+    "launch_scratch_rewritten": (
+        """
+import glob
+import json
+import os
+
+
+def solve(*args):
+    honest.solve(*args)
+    root = os.environ.get("TRITON_CACHE_DIR") or os.path.expanduser("~/.triton/cache")
+    for path in glob.glob(os.path.join(root, "*", "*.json")):
+        try:
+            with open(path) as f:
+                data = json.load(f)
+        except (OSError, ValueError):
+            continue
+        if isinstance(data, dict) and "global_scratch_size" in data:
+            data["global_scratch_size"] = 1 << 40
+            with open(path, "w") as f:
+                json.dump(data, f)
+""",
+        NOT_REPLAYABLE,
+        ("vector_add",),
+    ),
     # honest on the first call; from the second on, the answer copied in by cudaMemcpy
     "cuda_copy_from_the_second_call": (
         """

@@ -32,7 +32,8 @@ def copy_kernels(sequence: Sequence, cache: Path, destination: Path) -> None:
             raise NotReplayable(f"kernel {kernel.name}: its files are not in the worker's cache")
         folder = destination / kernel.key
         if folder.is_dir():  # copied (and checked) for an earlier call: the timer loads that
-            _check_launch_scratch(sequence, kernel, folder / f"{kernel.name}.json")
+            metadata = json.loads((folder / f"{kernel.name}.json").read_text())
+            _check_launch_scratch(sequence, kernel, metadata)
             continue
         part = destination / f"{kernel.key}.part"
         shutil.rmtree(part, ignore_errors=True)
@@ -44,17 +45,17 @@ def copy_kernels(sequence: Sequence, cache: Path, destination: Path) -> None:
             if found.stat().st_size > KERNEL_FILE_BYTES:
                 raise NotReplayable(f"kernel {kernel.name}: a {suffix} file too large to replay")
             shutil.copyfile(found, part / found.name, follow_symlinks=False)
-        _check_metadata(part / f"{kernel.name}.json", kernel.name)
-        _check_launch_scratch(sequence, kernel, part / f"{kernel.name}.json")
+        metadata = _check_metadata(part / f"{kernel.name}.json", kernel.name)
+        _check_launch_scratch(sequence, kernel, metadata)
         part.rename(folder)  # only a whole, checked copy is ever found there
 
 
-def _check_launch_scratch(sequence: Sequence, kernel, path: Path) -> None:
+def _check_launch_scratch(sequence: Sequence, kernel, metadata: dict) -> None:
     """Triton's launcher gives a kernel that asks for global scratch (tensor descriptors made
     inside it) `global_scratch_size` bytes per program, allocated in the timer at each launch:
     every launch of the sequence, with the call's own scratch, stays within the replay's limit.
     The size is read from metadata the worker wrote."""
-    size = json.loads(path.read_text()).get("global_scratch_size", 0) or 0
+    size = metadata.get("global_scratch_size", 0) or 0
     if not isinstance(size, int) or size < 0:
         raise NotReplayable(f"kernel {kernel.name}: its compiled metadata gives no scratch size")
     room = MAX_SCRATCH_BYTES - sum(sequence.scratch)
@@ -67,8 +68,8 @@ def _check_launch_scratch(sequence: Sequence, kernel, path: Path) -> None:
             )
 
 
-def _check_metadata(path: Path, name: str) -> None:
-    """The copied metadata must describe the kernel recorded, for CUDA, with no tensor
+def _check_metadata(path: Path, name: str) -> dict:
+    """The copied metadata, which must describe the kernel recorded, for CUDA, with no tensor
     descriptors (whose layout Triton's launcher would turn into C)."""
     try:
         metadata = json.loads(path.read_text())
@@ -81,6 +82,7 @@ def _check_metadata(path: Path, name: str) -> None:
         raise NotReplayable(f"kernel {name}: compiled for another backend than CUDA")
     if metadata.get("tensordesc_meta"):
         raise NotReplayable(f"kernel {name}: host tensor descriptors are not replayed")
+    return metadata
 
 
 def replay(

@@ -84,11 +84,12 @@ class Player:
 
     def __init__(self, sequence: Sequence, kernels: dict):
         self.sequence, self.kernels = sequence, kernels
+        # Triton keeps its allocator per thread (a context variable): the timer plays every
+        # call on the thread that makes its player, so it is set here, once per command.
+        triton.set_allocator(launch_scratch)
 
     def play(self, bases: dict[str, tuple[int, int]], scratch: list[torch.Tensor]) -> None:
         """One call: `bases` maps a buffer's name to (address, bytes) of its full allocation."""
-        # Triton keeps its allocator per thread (a context variable): set where the call runs.
-        triton.set_allocator(launch_scratch)
         stream = torch.cuda.current_stream().cuda_stream
         for step in self.sequence.steps:
             if "launch" in step:

@@ -16,8 +16,8 @@ repeated launches keep adding, so "last" is read modulo the number of partials.
 
 Where d is a multiple of 8 (every row of K and V on a 16-byte boundary), K and V come in through
 tensor descriptors (`tl.make_tensor_descriptor`): the tensor-memory accelerator copies each tile
-into shared memory while the warps work, with no address computed per element (about 6% faster
-than pointer loads on an H100 at N = 8192, d = 128).
+into shared memory while the warps work, with no address computed per element (judged at
+N = 8192, d = 128: 58.5 against 60.1 us on an H100, 57.9 against 58.7 us on an H200).
 """
 
 import functools

@@ -53,6 +53,8 @@ def test_a_fast_truth_is_not_worth_a_file(vector_add):
     truth.reference_truth(vector_add, truth.load_reference(vector_add), CASE)
     assert not truth_store.root().exists() or not any(truth_store.root().iterdir())
     assert truth_store.worth_keeping(12.0, 10**9) and not truth_store.worth_keeping(0.5, 10**9)
+    # a gigabyte reads back in a third of a second: 0.6 s of drawing and computing is worth it
+    assert truth_store.worth_keeping(0.6, 10**9)
 
 
 def test_editing_the_spec_or_the_reference_or_a_file_beside_them_changes_the_key(own_vector_add):

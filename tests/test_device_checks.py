@@ -88,3 +88,40 @@ def test_empty_buffers_count_nothing():
     empty = torch.empty(0)
     assert counted(device_checks.differing, empty, empty) == 0
     assert tolerance_count(empty, empty.double()) == 0
+
+
+def largest(got, truth) -> float:
+    worst = torch.zeros(1, dtype=torch.int64)
+    device_checks.largest_error(got, truth, worst)
+    return float(worst.view(torch.float64))
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float16, torch.float64, torch.int32])
+def test_the_largest_error_is_the_one_pytorch_finds(dtype):
+    """The kernel's largest error equals the PyTorch path's on every kind of element: equal,
+    rounded, NaN for NaN (0), NaN where a number belongs (infinite), an infinity missed (the
+    largest double); and across buffers the running value keeps the largest."""
+    generator = torch.Generator().manual_seed(7)
+    truth = torch.randn(9_001, dtype=torch.float64, generator=generator) * 50
+    if dtype.is_floating_point:
+        truth[4] = float("nan")  # met by a NaN in every call below
+    else:
+        truth = truth.round()
+    clean = truth.to(dtype)
+    spoiled = []
+    if dtype.is_floating_point:
+        spoiled += [clean.clone(), clean.clone()]
+        spoiled[0][3] = float("nan")
+        spoiled[1][5] = float("inf")
+    else:
+        spoiled += [clean.clone()]
+        spoiled[0][8_999] += 7
+    found = []
+    for one in (clean, *spoiled):
+        found.append(largest(one, truth))
+        assert found[-1] == float(device_checks._largest_error_torch(one, truth))
+    assert 0.0 <= found[0] < 0.5 < min(found[1:])  # the rounding, then each spoiled one
+    worst = torch.zeros(1, dtype=torch.int64)
+    for one in (*spoiled, clean):
+        device_checks.largest_error(one, truth, worst)
+    assert float(worst.view(torch.float64)) == max(found)

@@ -37,6 +37,22 @@ BITS = (torch.int8, torch.int16, torch.int32, torch.int64)
 
 
 @triton.jit
+def _widened(got_ptr, exp_ptr, n, HALF: tl.constexpr, BLOCK: tl.constexpr):
+    """This program's block of an output and of its truth, both as float64, and which of its
+    elements exist."""
+    offsets = tl.program_id(0).to(tl.int64) * BLOCK + tl.arange(0, BLOCK)
+    mask = offsets < n
+    got = tl.load(got_ptr + offsets, mask=mask, other=0)
+    if HALF:
+        got = got.to(tl.float32)
+    exp = tl.load(exp_ptr + offsets, mask=mask, other=0).to(tl.float64)
+    return got.to(tl.float64), exp, mask
+
+
+# The element count and the buffers' offsets change from case to case: left unspecialised, each
+# kernel compiles and loads once per dtype instead of once per size class and alignment (a
+# timer is a new process each judging, and loading one more binary costs it milliseconds).
+@triton.jit(do_not_specialize=["n"])
 def _outside_tolerance_kernel(
     got_ptr,  # the call's output elements
     exp_ptr,  # the truth, float64 (or the output's integer type)
@@ -46,13 +62,7 @@ def _outside_tolerance_kernel(
     HALF: tl.constexpr,  # the output is a float narrower than float32: widen through float32
     BLOCK: tl.constexpr,
 ):
-    offsets = tl.program_id(0).to(tl.int64) * BLOCK + tl.arange(0, BLOCK)
-    mask = offsets < n
-    got = tl.load(got_ptr + offsets, mask=mask, other=0)
-    if HALF:
-        got = got.to(tl.float32)
-    got = got.to(tl.float64)
-    exp = tl.load(exp_ptr + offsets, mask=mask, other=0).to(tl.float64)
+    got, exp, mask = _widened(got_ptr, exp_ptr, n, HALF, BLOCK)
     atol = tl.load(tol_ptr)
     rtol = tl.load(tol_ptr + 1)
     finite = (exp == exp) & (tl.abs(exp) != float("inf"))
@@ -63,7 +73,7 @@ def _outside_tolerance_kernel(
         tl.atomic_add(count_ptr, wrong)
 
 
-@triton.jit
+@triton.jit(do_not_specialize=["a_ptr", "b_ptr", "n"])
 def _differing_kernel(
     a_ptr,  # bits of one buffer
     b_ptr,  # bits it must equal
@@ -78,6 +88,28 @@ def _differing_kernel(
     wrong = tl.sum((a != b).to(tl.int64), axis=0)
     if wrong > 0:
         tl.atomic_add(count_ptr, wrong)
+
+
+@triton.jit(do_not_specialize=["n"])
+def _largest_error_kernel(
+    got_ptr,  # the call's output elements
+    exp_ptr,  # the truth, float64 (or the output's integer type)
+    worst_ptr,  # int64: the bits of the largest error so far, a float64 >= 0
+    n,  # elements
+    HALF: tl.constexpr,  # the output is a float narrower than float32: widen through float32
+    BLOCK: tl.constexpr,
+):
+    got, exp, mask = _widened(got_ptr, exp_ptr, n, HALF, BLOCK)
+    err = tl.abs(got - exp)
+    # as PyTorch's nan_to_num(nan=inf) leaves it: an infinite error the largest finite double,
+    # a NaN (a NaN where a number belongs) infinite
+    finite_max = tl.full([BLOCK], 0x7FEFFFFFFFFFFFFF, tl.int64).to(tl.float64, bitcast=True)
+    err = tl.where(err == float("inf"), finite_max, err)
+    err = tl.where(err != err, float("inf"), err)
+    same = (got == exp) | ((got != got) & (exp != exp))
+    err = tl.where(same | ~mask, 0.0, err)
+    # errors are never negative, and non-negative doubles order as their bits do
+    tl.atomic_max(worst_ptr, tl.max(err, axis=0).to(tl.int64, bitcast=True))
 
 
 def tolerances(atol: float, rtol: float, device) -> torch.Tensor:
@@ -100,6 +132,22 @@ def outside_tolerance(
     grid = (triton.cdiv(n, BLOCK),)
     narrow = data.dtype in (torch.float16, torch.bfloat16)
     _outside_tolerance_kernel[grid](data, truth, tol, counter, n, HALF=narrow, BLOCK=BLOCK)
+
+
+def largest_error(data: torch.Tensor, truth: torch.Tensor, worst: torch.Tensor) -> None:
+    """Raise `worst` (one int64 element holding a float64's bits) to max |got - expected| over
+    the elements of `data`, 0 where they equal `truth`'s (NaN for NaN included), infinite for
+    a NaN where a number belongs, the largest double for an infinite error."""
+    n = data.numel()
+    if n == 0:
+        return
+    if WIDENED.get(data.dtype) is None or truth.dtype not in WIDENED:
+        found = _largest_error_torch(data, truth).view(1)
+        worst.copy_(torch.maximum(worst.view(torch.float64), found).view(torch.int64))
+        return
+    narrow = data.dtype in (torch.float16, torch.bfloat16)
+    grid = (triton.cdiv(n, BLOCK),)
+    _largest_error_kernel[grid](data, truth, worst, n, HALF=narrow, BLOCK=BLOCK)
 
 
 def differing(a: torch.Tensor, b: torch.Tensor, counter: torch.Tensor) -> None:
@@ -135,3 +183,15 @@ def _outside_tolerance_torch(
         ok |= (got == exp) | (got.isnan() & exp.isnan())
         count += (~ok).sum()
     return count
+
+
+def _largest_error_torch(data: torch.Tensor, truth: torch.Tensor) -> torch.Tensor:
+    """The same largest error with PyTorch's operations, a chunk at a time (float64, 0-d)."""
+    worst = torch.zeros((), dtype=torch.float64, device=data.device)
+    for start in range(0, data.numel(), FALLBACK_CHUNK):
+        got = data[start : start + FALLBACK_CHUNK].double()
+        exp = truth[start : start + FALLBACK_CHUNK].double()
+        err = (got - exp).abs_().nan_to_num_(nan=float("inf"))
+        err.masked_fill_((got == exp) | (got.isnan() & exp.isnan()), 0.0)
+        worst = torch.maximum(worst, err.max())
+    return worst

@@ -309,7 +309,7 @@ def checked_after(
     device = next(iter(fulls.values())).device  # the GPU's (the CPU's in the tests)
     counter = torch.zeros(1, dtype=torch.int64, device=device)
     tol = device_checks.tolerances(tolerance.atol, tolerance.rtol, device)
-    worst = torch.zeros((), dtype=torch.float64, device=device)
+    worst = torch.zeros(1, dtype=torch.int64, device=device)  # a float64's bits
     for lay in inputs.layouts(spec, sizes):
         name, full = lay.arg.name, fulls[lay.arg.name]
         if lay.arg.role == "in":
@@ -322,8 +322,8 @@ def checked_after(
         device_checks.differing(full[g + n :], pattern, counter)
         truth = truths[name].to(device)
         device_checks.outside_tolerance(full[g : g + n], truth, tol, counter)
-        worst = torch.maximum(worst, largest_error(full[g : g + n], truth))
-    return int(counter.item()), float(worst)
+        device_checks.largest_error(full[g : g + n], truth, worst)
+    return int(counter.item()), float(worst.view(torch.float64).item())
 
 
 def described(
@@ -343,17 +343,3 @@ def described(
             made = check.check_output(lay, full, truth, tolerance, lay.arg.role == "out")
         found.append(dataclasses.asdict(made))
     return found
-
-
-def largest_error(data: torch.Tensor, truth: torch.Tensor) -> torch.Tensor:
-    """max |got - expected| over the elements, 0 where they are equal (NaN for NaN included),
-    infinite for a NaN where a number belongs; on the device."""
-    worst = torch.zeros((), dtype=torch.float64, device=data.device)
-    for start in range(0, data.numel(), device_checks.FALLBACK_CHUNK):
-        got = data[start : start + device_checks.FALLBACK_CHUNK].double()
-        exp = truth[start : start + device_checks.FALLBACK_CHUNK].double()
-        err = (got - exp).abs_().nan_to_num_(nan=float("inf"))
-        err.masked_fill_((got == exp) | (got.isnan() & exp.isnan()), 0.0)
-        if err.numel():
-            worst = torch.maximum(worst, err.max())
-    return worst

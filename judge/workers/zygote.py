@@ -43,6 +43,9 @@ PRELOADED = (  # imported once here; what a worker imports later, it imports its
     "triton.testing",
     "judge.workers.worker",
 )
+# imported by Triton (3.6) when a worker or the timer first loads a compiled kernel: about 0.1 s
+# in each process otherwise; absent from older Triton
+PRELOADED_WHERE_FOUND = ("triton.experimental.gluon",)
 
 
 def preload() -> None:
@@ -52,6 +55,9 @@ def preload() -> None:
 
     for name in PRELOADED:
         importlib.import_module(name)
+    for name in PRELOADED_WHERE_FOUND:
+        with contextlib.suppress(ImportError):
+            importlib.import_module(name)
     with contextlib.suppress(Exception):  # an internal of Triton: a saving where it exists
         from triton.runtime.cache import triton_key
 

@@ -34,7 +34,8 @@ from judge.core.spec import Case, PuzzleSpec
 FORMAT = 1
 DEFAULT_BUDGET_MB = 16384
 MIN_FREE = 0.1  # the share of the disk a kept truth never takes
-READ_BYTES_PER_S = 3e9  # read back: a plain NVMe disk; the page cache is faster (9-12 GB/s on an H100 host)
+# reading a kept truth back: a plain NVMe disk (the page cache: 9-12 GB/s on an H100 host)
+READ_BYTES_PER_S = 3e9
 KEEP_MIN_S = 0.2  # truths computed faster than this are never worth a file
 SKIPPED_DIRS = {"solutions", "__pycache__"}  # a puzzle's folders no truth depends on
 

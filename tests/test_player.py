@@ -3,7 +3,7 @@ run here on CPU tensors in Triton's interpreter: it counts what the parent's che
 
 import pytest
 
-from judge.core import inputs, truth
+from judge.core import inputs, registry, truth
 from judge.core.spec import Case
 from judge.workers import player
 
@@ -29,6 +29,18 @@ def call(vector_add):
 def checked(call):
     spec, fulls, before, truths, _ = call
     return player.checked_after(spec, CASE.size_map, fulls, before, truths, spec.tolerance)
+
+
+@pytest.mark.parametrize("pid", ["vector_add", "sort", "histogram", "gemm_fp16"])
+def test_the_timers_warm_up_checks_buffers_it_made_consistent(pid):
+    """The check the timer makes ahead runs on every kind of buffer (in, out, inout; floats,
+    halves and integers) and finds its own buffers right: it may not count wrong elements."""
+    spec = registry.get(pid, registry.puzzles_root())
+    smallest = min(
+        spec.tests, key=lambda c: sum(lay.total for lay in inputs.layouts(spec, c.size_map))
+    )
+    tolerance = spec.tolerance.at(smallest.size_map)
+    assert player.warm_up(spec, smallest.size_map, tolerance, device="cpu") == (0, 0.0)
 
 
 def test_a_right_call_counts_nothing_and_its_largest_error_is_the_rounding(call):

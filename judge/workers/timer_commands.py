@@ -137,6 +137,23 @@ def op_check_case(worker, cmd: dict) -> None:
     worker.send("case_checked", wrong=wrong, max_error=worst, seconds=clock.laps)
 
 
+def op_warm_up(worker, cmd: dict) -> None:
+    """(The timer only.) The first check made ahead on the puzzle's smallest test case
+    (player.warm_up), so that the first case sent to be checked does not wait for it."""
+    if not worker.timer or worker.solve is not None:
+        raise LoadError("protocol", "only the timer warms up its checks")
+    clock = Stopwatch()
+    if worker.device == "cuda" and worker.spec.tests:
+        case = min(worker.spec.tests, key=lambda c: _elements(worker.spec, c.size_map))
+        player.warm_up(worker.spec, case.size_map, worker.spec.tolerance.at(case.size_map))
+    clock.lap("warm_up_s")
+    worker.send("warmed", seconds=clock.laps)
+
+
+def _elements(spec, sizes: dict) -> int:
+    return sum(lay.total for lay in inputs.layouts(spec, sizes))
+
+
 def loaded_sequence(worker, cmd: dict) -> tuple[replay.Sequence, player.Player]:
     """The command's validated sequence and its player, the kernels loaded once each."""
     if not worker.timer or worker.solve is not None:

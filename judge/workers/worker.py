@@ -161,6 +161,9 @@ class Worker:
     def op_check_case(self, cmd: dict) -> None:
         timer_commands.op_check_case(self, cmd)
 
+    def op_warm_up(self, cmd: dict) -> None:
+        timer_commands.op_warm_up(self, cmd)
+
     # -------------------------------------------------------------------- the submission
 
     def op_load(self, cmd: dict) -> None:
@@ -429,7 +432,8 @@ def run(
     if profile_dir:
         import cProfile
 
-        cProfile.runctx("worker.serve()", globals(), locals(), f"{profile_dir}/worker.prof")
+        name = "timer" if worker.timer else "worker"
+        cProfile.runctx("worker.serve()", globals(), locals(), f"{profile_dir}/{name}.prof")
     else:
         worker.serve()
     return 0

@@ -1,11 +1,11 @@
-"""Where one `tpuzzle run` spends its time, parent and worker, printed (not asserted):
+"""Where one `tpuzzle run` spends its time, parent, worker and timer, printed (not asserted):
 
     python tests/benchmarks/profile_run.py [PUZZLE] [SUBMISSION] [--top 25] [--repeat 2]
 
 Runs the judge in this process under cProfile, with TPUZZLE_PROFILE_DIR set so that the worker
-profiles itself too, and prints the functions with the most cumulative time on each side. With
---repeat N it judges N times and profiles the last, as a batch sees its later submissions (caches
-warm); the phases of every run are printed.
+and the timer (on the GPU) profile themselves too, and prints the functions with the most
+cumulative time in each. With --repeat N it judges N times and profiles the last, as a batch
+sees its later submissions (caches warm); the phases of every run are printed.
 """
 
 from __future__ import annotations
@@ -44,12 +44,13 @@ def main() -> None:
     print(f"{report.verdict} {report.reason} in {report.wall_s:.1f} s; phases {report.phases}")
     print("\n---- parent")
     pstats.Stats(profile).sort_stats("cumulative").print_stats(args.top)
-    print("\n---- worker")
-    worker = out / "worker.prof"
-    if worker.exists():
-        pstats.Stats(str(worker)).sort_stats("cumulative").print_stats(args.top)
-    else:
-        print("(no worker profile)")
+    for side in ("worker", "timer"):
+        print(f"\n---- {side}")
+        found = out / f"{side}.prof"
+        if found.exists():
+            pstats.Stats(str(found)).sort_stats("cumulative").print_stats(args.top)
+        else:
+            print(f"(no {side} profile)")
 
 
 if __name__ == "__main__":

@@ -137,14 +137,6 @@ def test_stream_lines_are_whole_and_flushed_as_written(tmp_path):
         batches.Stream(tmp_path / "missing" / "s.jsonl")
 
 
-def test_finite():
-    assert batches.finite({"a": [math.nan, 1.0], "b": (-math.inf,), "c": "x"}) == {
-        "a": [None, 1.0],
-        "b": [None],
-        "c": "x",
-    }
-
-
 # ------------------------------------------------------------------------------- grade
 
 

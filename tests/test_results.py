@@ -1,4 +1,5 @@
 import json
+import math
 from dataclasses import replace
 
 from judge.core.results import (
@@ -10,6 +11,7 @@ from judge.core.results import (
     Score,
     Timing,
     Verdict,
+    finite,
 )
 
 ENV = EnvInfo(
@@ -121,3 +123,11 @@ def test_no_timing_is_null():
 def test_verdict_is_a_string():
     assert str(Verdict.PASSED) == "passed"
     assert Verdict("error") is Verdict.ERROR
+
+
+def test_finite_makes_a_report_fit_for_json():
+    assert finite({"a": [math.nan, 1.0], "b": (-math.inf,), "c": "x"}) == {
+        "a": [None, 1.0],
+        "b": [None],
+        "c": "x",
+    }

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+import math
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -234,3 +235,15 @@ def _case_from_dict(data: dict[str, Any]) -> CaseResult:
         for b in data.get("buffers", ())
     )
     return CaseResult(**{**data, "buffers": buffers, "hints": tuple(data.get("hints", ()))})
+
+
+def finite(value: Any) -> Any:
+    """A report's value made fit for JSON, which has no NaN or Infinity: such numbers become
+    null, in dicts, lists and tuples at any depth."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, dict):
+        return {k: finite(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [finite(v) for v in value]
+    return value

@@ -11,7 +11,6 @@ says how far it got; what finished before stays stored and streamed.
 from __future__ import annotations
 
 import json
-import math
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import closing, contextmanager, suppress
@@ -22,7 +21,7 @@ from typing import Any
 
 from judge import __version__
 from judge.core import registry
-from judge.core.results import RunReport
+from judge.core.results import RunReport, finite
 from judge.core.spec import PuzzleSpec
 from judge.errors import JudgeError
 from judge.judging import batch, client, server
@@ -53,17 +52,6 @@ class Stopped(Exception):
         where = f": results so far in {jsonl}" if jsonl is not None else ""
         super().__init__(f"stopped after {done} of {total}{where}")
         self.done, self.total, self.jsonl = done, total, jsonl
-
-
-def finite(value):
-    """JSON has no NaN or Infinity: such numbers become null."""
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    if isinstance(value, dict):
-        return {k: finite(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [finite(v) for v in value]
-    return value
 
 
 class Stream:

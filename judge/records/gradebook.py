@@ -10,14 +10,13 @@ from __future__ import annotations
 import csv
 import io
 import json
-import math
 import xml.etree.ElementTree as ET
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from judge import __version__
-from judge.core.results import RunReport, Verdict
+from judge.core.results import RunReport, Verdict, finite
 from judge.errors import JudgeError
 from judge.records import escape
 from judge.records.grading import (
@@ -58,7 +57,7 @@ def to_json(graded: Iterable[Graded], meta: Mapping[str, Any] | None = None) -> 
         "meta": dict(meta or {}),
         "entries": [_entry(g) for g in in_order(graded)],
     }
-    return json.dumps(_finite(document), indent=2, allow_nan=False) + "\n"
+    return json.dumps(finite(document), indent=2, allow_nan=False) + "\n"
 
 
 def _entry(g: Graded) -> dict[str, Any]:
@@ -73,17 +72,6 @@ def _entry(g: Graded) -> dict[str, Any]:
     }
 
 
-def _finite(value: Any) -> Any:
-    """JSON has no NaN or Infinity: such numbers become null."""
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    if isinstance(value, dict):
-        return {k: _finite(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [_finite(v) for v in value]
-    return value
-
-
 def merge(documents: list[str | dict], labels: list[str] | None = None) -> list[Graded]:
     """The entries of several grading documents (the shards of a CI matrix), sorted by (student,
     puzzle). Identical duplicates merge; differing ones are an error. `labels` name the documents
@@ -94,7 +82,7 @@ def merge(documents: list[str | dict], labels: list[str] | None = None) -> list[
         for i, entry in enumerate(_entries(document, name)):
             g = _graded(entry, f"{name}, entry {i + 1}")
             key = student_order(g.submission)
-            canonical = json.dumps(_finite(_entry(g)), sort_keys=True)
+            canonical = json.dumps(finite(_entry(g)), sort_keys=True)
             if key in merged and merged[key][0] != canonical:
                 raise JudgeError(_conflict(name, g, merged[key][1], merged[key][2]))
             merged.setdefault(key, (canonical, g, name))

@@ -15,7 +15,7 @@ from typing import Annotated
 
 import typer
 
-from judge.cli import classes, hints, importing, pages, profiling, progress, render, report, tables
+from judge.cli import classes, hints, importing, pages, profiling, progress, render, report
 from judge.cli import server as server_commands
 from judge.cli.options import (
     DbOpt,
@@ -34,12 +34,11 @@ from judge.cli.options import (
 )
 from judge.cli.usage import usage_errors
 from judge.core import registry
+from judge.core.results import finite
 from judge.core.spec import Case, PuzzleSpec
 from judge.errors import JudgeError
 from judge.judging import batch
-from judge.records import batches, store
-from judge.records.batches import finite
-from judge.records.courses import write_text
+from judge.records import store
 
 app = typer.Typer(
     help="Triton kernel puzzles, judged: pick one, write a kernel, run it.",
@@ -229,6 +228,9 @@ def bench(
     db: DbOpt = None,
 ) -> None:
     """Judge the whole catalogue (or one puzzle, or a directory of submissions): one table."""
+    from judge.cli import tables  # a batch's modules: not imported for the other commands
+    from judge.records import batches
+
     choices = batch.Choices(interpret, timing, timeout, gpus, jobs, recalibrate, per_gpu)
     plan = batches.plan_bench(puzzles, target, puzzle or [], choices, plot=plot is not None)
     if plot is not None:
@@ -280,6 +282,9 @@ def leaderboard(
     db: DbOpt = None,
 ) -> None:
     """The fastest ranked result of each submitter, ranked per puzzle and GPU model."""
+    from judge.cli import tables
+    from judge.records.courses import write_text
+
     if puzzle is not None:
         puzzle = registry.get(puzzle, registry.puzzles_root(puzzles)).id
     conn = open_db(db)

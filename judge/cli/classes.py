@@ -11,7 +11,7 @@ from typing import Annotated
 
 import typer
 
-from judge.cli import render, report, tables
+from judge.cli import render, report
 from judge.cli.options import (
     DbOpt,
     GpusOpt,
@@ -30,7 +30,6 @@ from judge.cli.usage import usage_errors
 from judge.core import registry
 from judge.errors import JudgeError
 from judge.judging import batch
-from judge.records import batches, courses
 
 JsonOut = Annotated[Path | None, typer.Option("--json", help="Write the grading as JSON.")]
 JunitOut = Annotated[Path | None, typer.Option("--junit", help="Write JUnit XML.")]
@@ -159,6 +158,10 @@ def grade(
 
     Exit code 0 when grading completed, whatever the verdicts; 2 when it could not start.
     """
+    # a batch's modules, imported by the commands that use them: `tpuzzle run` starts faster
+    from judge.cli import tables
+    from judge.records import batches, courses
+
     choices = batch.Choices(interpret, timing, timeout, gpus, jobs, recalibrate, per_gpu)
 
     def course(ids: set[str]) -> courses.Course:
@@ -213,7 +216,8 @@ def merge(
     Writes the class's files (JSON, JUnit, Markdown, CSV, the web page, Gradescope, Canvas) as
     one grading would.
     """
-    from judge.records import gradebook, grading, scoring
+    from judge.cli import tables
+    from judge.records import batches, courses, gradebook, grading, scoring
 
     catalogue_root = registry.puzzles_root(puzzles)
     ids = set(registry.puzzle_ids(catalogue_root))
@@ -243,7 +247,7 @@ def merge(
 
 def write_class_page(path: Path, graded, assignment: str) -> None:
     """`--html`: the class's results as one self-contained web page."""
-    from judge.records import webpage
+    from judge.records import courses, webpage
 
     when = f"Generated {datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC."
     courses.write_text(path, webpage.class_page(graded, assignment, when))

@@ -14,7 +14,7 @@ import typer
 
 from judge.core.spec import Case, PuzzleSpec, violated
 from judge.errors import JudgeError
-from judge.records import batches, store
+from judge.records import store
 
 PuzzlesOpt = Annotated[
     Path | None,
@@ -96,6 +96,8 @@ def keeps_finished(fn):
 
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
+        from judge.records import batches  # a batch's module: not imported for `tpuzzle run`
+
         cause: BaseException | None = None
         with sigterm_as_ctrl_c():
             try:

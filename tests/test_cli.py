@@ -605,3 +605,15 @@ def test_course_inputs_are_checked_before_anything_is_judged(
     assert not store.default_path().exists() or not list(
         store.connect().execute("SELECT id FROM runs")
     )
+
+
+def test_starting_the_cli_leaves_the_batch_modules_to_the_batch_commands():
+    """`tpuzzle run`, `list` and `show` start without the modules of grade, bench and merge
+    (a fifth of the command's start-up); the batch commands import them themselves."""
+    code = (
+        "import judge.cli.app, sys; "
+        "print(sorted(m for m in ('judge.records.batches', 'judge.records.courses', "
+        "'judge.cli.tables') if m in sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"

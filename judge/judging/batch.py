@@ -13,11 +13,13 @@ turns a command line's choices into the runner's options and the device of each 
 
 from __future__ import annotations
 
+import os
 import queue
 import threading
 import time
 from collections import Counter, deque
 from collections.abc import Callable, Iterator, Sequence
+from concurrent import futures
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -27,10 +29,13 @@ from judge.core.spec import PuzzleSpec
 from judge.errors import JudgeError
 from judge.judging.gate import DeviceGate
 from judge.workers import launcher
+from judge.workers.channel import WorkerFailure
 
 LOOKAHEAD = 2  # workers a lane keeps starting ahead of the one it judges
 PER_GPU = 4  # judgings sharing one GPU in a batch (see gate.DeviceGate)
 STOP_WAIT_S = 10.0  # how long a batch stopped early waits for its lanes (daemon threads) to end
+AHEAD_TIMEOUT_S = 20.0  # a compile ahead running this long is stopped (its worker compiles)
+AHEAD_WAIT_S = 3.0  # how long a lane waits for its job's compile ahead before it stops it
 
 
 @dataclass(frozen=True)
@@ -120,11 +125,14 @@ def judge_each(
     devices: Sequence[int | None],
     launch: Callable = launcher.launch,
     judge: Callable | None = None,
+    launch_ahead: Callable | None = None,
 ) -> Iterator[tuple[int, RunReport]]:
     """(position, report) for every job, in the order they finish.
 
-    `options` is a runner.RunOptions; each lane judges with its own device. Closing the iterator
-    early (an exception in the consumer, Ctrl-C) kills every worker still running and waits up to
+    `options` is a runner.RunOptions; each lane judges with its own device. On the GPU, each
+    job's kernels are compiled ahead on spare cores (`AheadCompiles`, through `launch_ahead`:
+    launcher.launch_ahead when the workers are launcher.launch's). Closing the iterator early
+    (an exception in the consumer, Ctrl-C) kills every worker still running and waits up to
     STOP_WAIT_S for the lanes to end.
     """
     if judge is None:
@@ -135,6 +143,13 @@ def judge_each(
         judge = runner.judge
     batch = _Batch(jobs, options, launch, judge)
     chosen = devices[: max(1, len(jobs))]
+    if launch_ahead is None and launch is launcher.launch:
+        launch_ahead = launcher.launch_ahead
+    target = None
+    if launch_ahead is not None and not batch.interpret and len(jobs) > 1:
+        target = launcher.device_target(chosen[0] or 0)
+    if target is not None:
+        batch.ahead = AheadCompiles(jobs, target, ahead_slots(len(chosen)), launch_ahead)
     shared = [] if batch.interpret else [d for d, n in Counter(chosen).items() if n > 1]
     gates = {device: DeviceGate() for device in shared}
     threads = [
@@ -156,6 +171,88 @@ def judge_each(
             thread.join(max(0.0, deadline - time.monotonic()))
 
 
+def ahead_calls(spec: PuzzleSpec) -> list[dict]:
+    """The calls a compile ahead makes (sizes and scalars): the puzzle's visible tests and its
+    benchmark shapes, each once. Hidden cases are never sent to a process of the submission's
+    before it is judged."""
+    calls: list[dict] = []
+    for case in [*spec.tests, *spec.benchmarks]:
+        call = {"sizes": case.size_map, "scalars": dict(case.scalars)}
+        if case.visibility == "visible" and call not in calls:
+            calls.append(call)
+    return calls
+
+
+def ahead_slots(lanes: int, cores: int | None = None) -> int:
+    """Compiles ahead at a time: the cores the lanes leave (each lane's worker and timer busy
+    one each), two cores a compile, at least one and at most four."""
+    cores = (os.cpu_count() or 1) if cores is None else cores
+    return max(1, min(4, (cores - 2 * lanes) // 2))
+
+
+class AheadCompiles:
+    """Each job's kernels compiled ahead of its judging (judge.workers.ahead): in queue order,
+    `slots` at a time, each in a worker with no GPU that runs outside the devices' gates. A lane
+    waits for its job's compile before it judges it, so that the compile does not happen in the
+    gate's shared section, where a lane that wants to time waits for it; a compile not yet begun
+    when its job comes up is dropped."""
+
+    def __init__(self, jobs: Sequence[Job], target: dict, slots: int, launch: Callable):
+        self.target, self.launch = target, launch
+        self.lock = threading.Lock()
+        self.stopped = False
+        self.pool = futures.ThreadPoolExecutor(slots, thread_name_prefix="tpuzzle-ahead")
+        self.live: dict[int, Any] = {}  # each compile's worker while it runs, by job
+        self.compiles = {i: self.pool.submit(self.compile, i, job) for i, job in enumerate(jobs)}
+
+    def compile(self, index: int, job: Job) -> dict | None:
+        with self.lock:
+            if self.stopped:
+                return None
+            worker = self.launch(
+                job.spec.directory / "puzzle.yaml", job.path, self.target, ahead_calls(job.spec)
+            )
+            if worker is None:
+                return None
+            self.live[index] = worker
+        try:
+            return worker.expect("compiled", AHEAD_TIMEOUT_S, "compiling ahead")
+        except WorkerFailure:
+            return None  # the judging worker meets whatever stopped it, and reports it
+        finally:
+            with self.lock:
+                self.live.pop(index, None)
+            launcher.discard(worker)
+
+    def wait(self, index: int, limit: float = AHEAD_WAIT_S) -> dict | None:
+        """Job `index`'s compile, once it has ended (None: dropped, refused or failed). One
+        still running after `limit` seconds (a submission that loops on import, say) is
+        stopped: the judging worker compiles what is left."""
+        future = self.compiles.pop(index, None)
+        if future is None or future.cancel():
+            return None
+        try:
+            return future.result(timeout=limit)
+        except futures.TimeoutError:
+            with self.lock:
+                worker = self.live.get(index)
+            if worker is not None:
+                launcher.discard(worker)
+            return None
+        except (futures.CancelledError, OSError):
+            return None
+
+    def close(self) -> None:
+        with self.lock:
+            self.stopped = True
+            workers = list(self.live.values())
+        for future in self.compiles.values():
+            future.cancel()
+        for worker in workers:
+            launcher.discard(worker)
+        self.pool.shutdown(wait=False, cancel_futures=True)
+
+
 class _Batch:
     """The queue of jobs shared by the lanes, and what they hand back."""
 
@@ -169,6 +266,7 @@ class _Batch:
         )
         self.stopped = False
         self.live: set = set()  # workers started and not yet discarded
+        self.ahead: AheadCompiles | None = None  # kernels compiled ahead on spare cores
 
     def lane(self, device: int | None, gate: DeviceGate | None = None) -> None:
         """Judge jobs from the queue until it is empty; `gate` is the device's when other
@@ -187,6 +285,8 @@ class _Batch:
                 if not ahead:
                     return
                 index, job, worker = ahead.popleft()
+                if self.ahead is not None:
+                    self.ahead.wait(index)
                 report = self.judge(job.spec, job.path, options, worker, **shared)
                 self.forget(worker)
                 self.finished.put((index, report))
@@ -215,5 +315,7 @@ class _Batch:
             self.stopped = True
             self.pending.clear()
             workers = list(self.live)
+        if self.ahead is not None:
+            self.ahead.close()
         for worker in workers:
             launcher.discard(worker)

@@ -83,6 +83,90 @@ def launch(
     return worker
 
 
+AHEAD_ENV = "TPUZZLE_COMPILE_AHEAD"  # 0: a batch compiles no kernels ahead (judge.workers.ahead)
+
+
+def launch_ahead(
+    spec_file: Path,
+    submission: Path,
+    target: dict,
+    calls: list[dict],
+    environ: dict[str, str] | None = None,
+) -> WorkerProcess | None:
+    """A worker with no GPU that compiles the submission's kernels into the file's kept Triton
+    cache (judge.workers.ahead) for the GPU `target` (`device_target`), calling solve() once per
+    entry of `calls` (sizes and scalars). None where it would not be safe or of use: no cache
+    kept per file, compiling ahead turned off (TPUZZLE_COMPILE_AHEAD=0), or workers not
+    confined to their files (only Landlock keeps this process away from the GPU's device
+    files; it runs outside the device's gate)."""
+    environ = dict(os.environ if environ is None else environ)
+    kept = compiled_dir(submission, environ)
+    if kept is None or environ.get(AHEAD_ENV, "1") == "0" or not confining(environ):
+        return None
+    if "files" in confine.available():
+        return None
+    job_dir = Path(tempfile.mkdtemp(prefix="tpuzzle-ahead-", dir=job_root()))
+    env = worker_env(job_dir, False, None, environ)
+    env["TRITON_CACHE_DIR"] = str(kept)
+    env["CUDA_VISIBLE_DEVICES"] = ""  # and no device file may be opened (the rules below)
+    forbidden = forbidden_dirs(spec_file, submission, environ)
+    limits = confine.limits_from(environ)
+    rules = confine.rules([job_dir, kept], forbidden, False, limits).to_json()
+    job = {
+        "spec": str(staged_spec(spec_file, job_dir)),
+        "submission": str(staged_submission(submission, job_dir)),
+        "interpret": False,
+        "launched": time.monotonic(),
+        "parent": os.getpid(),
+        "confine": rules,
+        "ahead": {**target, "calls": calls},
+    }
+    (job_dir / "job.json").write_text(json.dumps(job))
+    worker = _started(job_dir, False, None, env, ())
+    worker.cache_dir = kept
+    worker.watchdog = Watchdog([job_dir, kept], confine.Limits(**rules["limits"]))
+    worker.shown = {job["submission"]: str(Path(submission).resolve())}
+    return worker
+
+
+# CUdevice_attribute values (CUDA's driver API) for the properties Triton's driver reports
+_ATTRIBUTES = {
+    "max_shared_mem": 97,  # MAX_SHARED_MEMORY_PER_BLOCK_OPTIN
+    "max_num_regs": 12,  # MAX_REGISTERS_PER_BLOCK
+    "multiprocessor_count": 16,
+    "warpSize": 10,
+    "sm_clock_rate": 13,  # kHz
+    "mem_clock_rate": 36,  # kHz
+    "mem_bus_width": 37,  # bits
+}
+
+
+def device_target(gpu: int) -> dict | None:
+    """What a compiler needs to know of CUDA device `gpu` (numbered as this process sees them):
+    its architecture (major * 10 + minor), warp size and the properties Triton's driver gives,
+    asked of the driver API without creating a context. None without a driver or device."""
+    import ctypes
+
+    try:
+        cuda = ctypes.CDLL("libcuda.so.1")
+    except OSError:
+        return None
+    device, value = ctypes.c_int(0), ctypes.c_int(0)
+    if cuda.cuInit(0) != 0 or cuda.cuDeviceGet(ctypes.byref(device), gpu) != 0:
+        return None
+
+    def attribute(number: int) -> int | None:
+        status = cuda.cuDeviceGetAttribute(ctypes.byref(value), number, device)
+        return value.value if status == 0 else None
+
+    major, minor = attribute(75), attribute(76)  # COMPUTE_CAPABILITY_MAJOR, _MINOR
+    properties = {name: attribute(number) for name, number in _ATTRIBUTES.items()}
+    if major is None or minor is None or None in properties.values():
+        return None
+    arch = major * 10 + minor
+    return {"arch": arch, "warp_size": properties["warpSize"], "properties": properties}
+
+
 def launch_timer(spec_file: Path, gpu: int | None, environ: dict[str, str] | None = None):
     """The timer of one judging: a worker process that never imports a submission (it refuses
     to). It measures the device and the reference, and replays, times and checks the launch

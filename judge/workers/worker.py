@@ -28,7 +28,7 @@ import torch
 from judge.core import inputs
 from judge.core.loader import LoadError, load_solve
 from judge.core.spec_reader import load_spec
-from judge.workers import confine, host, interp, launches, replay, timer_commands
+from judge.workers import ahead, confine, host, interp, launches, replay, timer_commands
 from judge.workers.commands import Stopwatch, input_sets
 from judge.workers.handing import HANDED, with_paths
 from judge.workers.ledger import StoreLedger
@@ -71,6 +71,9 @@ class Worker:
         self.events.flush()
 
     def serve(self) -> None:
+        if self.job.get("ahead"):  # no GPU here: compile the submission's kernels, then end
+            self.compile_ahead(self.job["ahead"])
+            return
         if not self.interpret and not torch.cuda.is_available():
             self.send(
                 "error",
@@ -120,6 +123,24 @@ class Worker:
                 self.unconfined = {"everything": f"confinement failed: {exc}"}
         elif not self.timer:
             self.unconfined = {"everything": "not asked for (TPUZZLE_CONFINE=0, or under a tool)"}
+
+    def compile_ahead(self, job: dict) -> None:
+        """(A worker without a GPU, judge.workers.ahead.) Confined first, then solve() called on
+        each argument list the parent sent (sizes and scalars; addresses that point nowhere),
+        every kernel launch compiled into this file's Triton cache instead of run."""
+        self.confine()
+        ahead.install(job["arch"], job["warp_size"], job["properties"])
+        try:
+            solve = load_solve(self.job["submission"], len(self.spec.args), self.spec.signature)
+        except LoadError as exc:
+            self.send("error", kind=exc.kind, message=exc.message)
+            return
+        pointers = ahead.fake_pointers(a.name for a in self.spec.args if a.is_buffer)
+        calls = [
+            inputs.call_args(self.spec, call["sizes"], pointers, "", call.get("scalars") or {})
+            for call in job["calls"]
+        ]
+        self.send("compiled", **ahead.compile_calls(solve, calls))
 
     @contextlib.contextmanager
     def handed(self, cmd: dict):

@@ -1,0 +1,270 @@
+"""Compiling a submission's kernels ahead (judge.workers.ahead), in a worker with no GPU.
+
+Triton compiles for a GPU's target without the GPU itself (ptxas comes with its wheel), so these
+run on a machine with none: the kernels land, compiled for an H100's target, in the file's kept
+Triton cache, where the judging worker on the GPU would find them.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+import threading
+import time
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from judge.judging import batch, runner
+from judge.workers import confine, launcher
+from judge.workers.channel import WorkerReported
+
+ROOT = Path(__file__).resolve().parent.parent
+PLAIN = ROOT / "puzzles" / "vector_add" / "solutions" / "correct" / "plain.py"
+AUTOTUNED = ROOT / "puzzles" / "vector_add" / "solutions" / "correct" / "autotuned.py"
+H100 = {
+    "arch": 90,
+    "warp_size": 32,
+    "properties": {
+        "max_shared_mem": 232448,
+        "max_num_regs": 65536,
+        "multiprocessor_count": 132,
+        "warpSize": 32,
+        "sm_clock_rate": 1980000,
+        "mem_clock_rate": 2619000,
+        "mem_bus_width": 5120,
+    },
+}
+confined = pytest.mark.skipif(
+    bool(confine.available()), reason=f"cannot confine here: {confine.available()}"
+)
+
+
+def cubins(folder: Path) -> list[Path]:
+    return sorted(folder.rglob("*.cubin"))
+
+
+def test_the_calls_are_the_visible_tests_and_the_benchmarks_each_once(vector_add):
+    hidden = replace(vector_add.tests[0], sizes=(("N", 4242),), visibility="hidden")
+    later = replace(vector_add.tests[0], sizes=(("N", 4243),), visibility="after_due_date")
+    spec = replace(vector_add, tests=(*vector_add.tests, vector_add.tests[0], hidden, later))
+    calls = batch.ahead_calls(spec)
+    sizes = [call["sizes"]["N"] for call in calls]
+    assert 4242 not in sizes and 4243 not in sizes  # never sent before the judging
+    assert len(sizes) == len(set(sizes))
+    assert set(sizes) == {c.size_map["N"] for c in vector_add.tests + vector_add.benchmarks}
+
+
+def test_slots_leave_two_cores_a_lane():
+    assert batch.ahead_slots(4, cores=16) == 4
+    assert batch.ahead_slots(4, cores=10) == 1
+    assert batch.ahead_slots(1, cores=64) == 4
+    assert batch.ahead_slots(8, cores=2) == 1
+
+
+def test_kernels_compile_for_the_target_without_a_gpu_and_nothing_runs(tmp_path):
+    """In a process of its own (the driver and Triton's launches are replaced for good there):
+    every launch of the plain and the autotuned solution compiles for sm_90, none runs (the
+    addresses point nowhere; a launch would need a driver this machine may not have)."""
+    script = textwrap.dedent(
+        f"""
+        import importlib.util, json, sys
+        from judge.workers import ahead
+        ahead.install(90, 32, {H100["properties"]!r})
+        out = {{}}
+        for path in ({str(PLAIN)!r}, {str(AUTOTUNED)!r}):
+            spec = importlib.util.spec_from_file_location("s" + str(len(out)), path)
+            module = importlib.util.module_from_spec(spec)
+            spec.loader.exec_module(module)
+            a, b, c = ahead.fake_pointers("abc").values()
+            out[path] = ahead.compile_calls(module.solve, [[a, b, c, 1], [a, b, c, 1000]])
+        print(json.dumps(out))
+        """
+    )
+    env = {k: v for k, v in __import__("os").environ.items() if k != "TRITON_INTERPRET"}
+    env["TRITON_CACHE_DIR"] = str(tmp_path / "cache")
+    done = subprocess.run(
+        [sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=600
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    result = __import__("json").loads(done.stdout.strip().splitlines()[-1])
+    assert all(r["calls"] == 2 and not r["stopped"] for r in result.values())
+    compiled = cubins(tmp_path / "cache")
+    # plain: N=1 and N=1000 specialise differently; autotuned: every config of each
+    assert len(compiled) > 2
+    metadata = [p.with_suffix(".json").read_text() for p in compiled]
+    assert all('"arch": 90' in m or '"arch":90' in m for m in metadata)
+
+
+@confined
+def test_a_worker_with_no_gpu_compiles_into_the_files_kept_cache(vector_add, tmp_path):
+    calls = batch.ahead_calls(vector_add)
+    worker = launcher.launch_ahead(vector_add.directory / "puzzle.yaml", PLAIN, H100, calls)
+    assert worker is not None
+    try:
+        compiled = worker.expect("compiled", 300, "compiling ahead")
+        assert compiled["calls"] == len(calls) and compiled["stopped"] == {}
+        # the file's kept cache, the one its judging worker gets
+        kept = launcher.compiled_dir(PLAIN, dict(__import__("os").environ))
+        assert worker.cache_dir == kept and cubins(kept)
+    finally:
+        launcher.discard(worker)
+
+
+SCRATCH = """
+
+_solve = solve
+
+
+def solve(a, b, c, n):
+    import torch
+
+    scratch = torch.empty(n, device="cuda")  # scratch memory: allowed, and compiled past
+    _solve(a, scratch.data_ptr(), c, n)
+    {after}
+"""
+
+
+@confined
+@pytest.mark.parametrize(
+    "after, calls",
+    [("", 1), ("torch.ones(n, device='cuda').sum().item()  # reads the device: stops", 0)],
+)
+def test_scratch_memory_is_compiled_past_and_what_reads_the_device_is_counted(
+    vector_add, tmp_path, after, calls
+):
+    """A solve() that allocates scratch memory with PyTorch reaches its launch (the scratch's
+    address as wide as a device address, so the kernel's signature is the GPU's); one that
+    reads a value back from the device stops there: counted, not an error, the rest left to the
+    judging worker."""
+    source = tmp_path / "scratch.py"
+    source.write_text(PLAIN.read_text() + SCRATCH.format(after=after))
+    worker = launcher.launch_ahead(vector_add.directory / "puzzle.yaml", source, H100, [
+        {"sizes": {"N": 1000}, "scalars": {}}
+    ])  # fmt: skip
+    try:
+        compiled = worker.expect("compiled", 300, "compiling ahead")
+        assert compiled["calls"] == calls and sum(compiled["stopped"].values()) == 1 - calls
+        kept = launcher.compiled_dir(source, dict(__import__("os").environ))
+        kernels = [p.read_text() for p in kept.rglob("vector_add_kernel.ttir")]
+        assert kernels and all("%b_ptr: i64 {tt.divisibility = 16" in text for text in kernels)
+    finally:
+        launcher.discard(worker)
+
+
+@confined
+def test_a_submission_that_does_not_import_ends_its_compile_with_the_error(vector_add, tmp_path):
+    source = tmp_path / "exits.py"
+    source.write_text("import sys\nsys.exit(3)\n")
+    worker = launcher.launch_ahead(vector_add.directory / "puzzle.yaml", source, H100, [])
+    try:
+        with pytest.raises(WorkerReported) as raised:
+            worker.expect("compiled", 120, "compiling ahead")
+        assert raised.value.kind == "exit"
+    finally:
+        launcher.discard(worker)
+
+
+@pytest.mark.parametrize(
+    "setting", ["TPUZZLE_COMPILE_AHEAD=0", "TPUZZLE_CONFINE=0", "TPUZZLE_KEEP_COMPILED=0"]
+)
+def test_no_compile_ahead_where_it_is_off_unconfined_or_without_a_kept_cache(
+    vector_add, setting, monkeypatch
+):
+    name, value = setting.split("=")
+    monkeypatch.setenv(name, value)
+    assert launcher.launch_ahead(vector_add.directory / "puzzle.yaml", PLAIN, H100, []) is None
+
+
+def test_rules_without_a_gpu_open_no_gpu_device_file(tmp_path):
+    rules = confine.rules([tmp_path], [], gpu=False)
+    assert not any(d.startswith("/dev/nvidia") for d in rules.devices)
+
+
+class FakeAhead:
+    """A compile ahead that takes `seconds` and says so."""
+
+    def __init__(self, answers: dict):
+        self.answers, self.discarded = answers, []
+
+    def expect(self, name, timeout, phase):
+        time.sleep(self.answers["seconds"])
+        return {"event": name, **self.answers}
+
+    def stop(self):
+        self.discarded.append(self)
+
+    dir = Path("/nonexistent/tpuzzle-fake-ahead")
+
+
+def test_each_lane_waits_for_its_jobs_compile_before_judging_it(vector_add, monkeypatch):
+    events, lock = [], threading.Lock()
+
+    def launch_ahead(spec_file, path, target, calls):
+        assert target == H100 and calls == batch.ahead_calls(vector_add)
+        with lock:
+            events.append(("compile", path.name))
+        return FakeAhead({"seconds": 0.05, "calls": 1})
+
+    def launch(spec_file, path, interpret, device):
+        return FakeAhead({"seconds": 0})
+
+    def judge(spec, path, options, worker, **_):
+        with lock:
+            events.append(("judge", path.name))
+        from test_results import sample_report
+
+        return sample_report()
+
+    monkeypatch.setattr(launcher, "device_target", lambda gpu: H100)
+    monkeypatch.setattr(batch, "ahead_slots", lambda lanes: 8)  # every compile begins at once
+    jobs = [batch.Job(vector_add, Path(f"s{i}.py")) for i in range(4)]
+    options = runner.RunOptions(interpret=False)
+    done = list(batch.judge_each(jobs, options, [0], launch, judge, launch_ahead))
+    assert sorted(i for i, _ in done) == [0, 1, 2, 3]
+    for i in range(4):  # each job's compile began, and ended, before its judging
+        assert events.index(("compile", f"s{i}.py")) < events.index(("judge", f"s{i}.py"))
+
+
+def test_a_compile_not_begun_when_its_job_comes_up_is_dropped(vector_add):
+    started = []
+
+    def launch_ahead(spec_file, path, target, calls):
+        started.append(path.name)
+        return FakeAhead({"seconds": 0.3})
+
+    jobs = [batch.Job(vector_add, Path(f"s{i}.py")) for i in range(3)]
+    ahead = batch.AheadCompiles(jobs, H100, 1, launch_ahead)
+    try:
+        assert ahead.wait(2) is None  # s2's was queued behind s0's: dropped, not waited for
+        assert ahead.wait(0)["seconds"] == 0.3
+    finally:
+        ahead.close()
+    assert "s2.py" not in started
+
+
+def test_a_lane_stops_a_compile_that_runs_past_its_wait(vector_add):
+    """A submission that loops on import keeps its compile busy: the lane waits AHEAD_WAIT_S
+    for it, not AHEAD_TIMEOUT_S, and stops it."""
+    stopped = threading.Event()
+
+    class Looping(FakeAhead):
+        def expect(self, name, timeout, phase):
+            stopped.wait(timeout)
+            raise WorkerReported("error", "timeout", "stopped")
+
+        def stop(self):
+            stopped.set()
+
+    ahead = batch.AheadCompiles(
+        [batch.Job(vector_add, Path("loops.py"))], H100, 1, lambda *_: Looping({})
+    )
+    try:
+        time.sleep(0.05)  # begun
+        began = time.monotonic()
+        assert ahead.wait(0, limit=0.2) is None
+        assert time.monotonic() - began < 5 and stopped.wait(5)
+    finally:
+        ahead.close()

@@ -155,6 +155,26 @@ def test_scratch_memory_is_compiled_past_and_what_reads_the_device_is_counted(
 
 
 @confined
+def test_a_file_compiled_ahead_whole_is_not_compiled_again_until_it_changes(vector_add, tmp_path):
+    source = tmp_path / "vector_add.py"
+    source.write_text(PLAIN.read_text())
+    calls = [{"sizes": {"N": 1000}, "scalars": {}}]
+    spec_file = vector_add.directory / "puzzle.yaml"
+    for round_ in ("first", "edited"):
+        worker = launcher.launch_ahead(spec_file, source, H100, calls)
+        assert worker is not None, round_
+        try:
+            launcher.compiled_all(worker, worker.expect("compiled", 300, "compiling ahead"))
+        finally:
+            launcher.discard(worker)
+        assert launcher.launch_ahead(spec_file, source, H100, calls) is None  # nothing new
+        other = launcher.launch_ahead(spec_file, source, H100, [{"sizes": {"N": 7}, "scalars": {}}])
+        assert other is not None  # other calls: compiled ahead again
+        launcher.discard(other)
+        source.write_text(source.read_text() + "\n# edited\n")
+
+
+@confined
 def test_a_submission_that_does_not_import_ends_its_compile_with_the_error(vector_add, tmp_path):
     source = tmp_path / "exits.py"
     source.write_text("import sys\nsys.exit(3)\n")

@@ -216,7 +216,9 @@ class AheadCompiles:
                 return None
             self.live[index] = worker
         try:
-            return worker.expect("compiled", AHEAD_TIMEOUT_S, "compiling ahead")
+            answer = worker.expect("compiled", AHEAD_TIMEOUT_S, "compiling ahead")
+            launcher.compiled_all(worker, answer)
+            return answer
         except WorkerFailure:
             return None  # the judging worker meets whatever stopped it, and reports it
         finally:

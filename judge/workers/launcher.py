@@ -8,6 +8,7 @@ device is here at all.
 from __future__ import annotations
 
 import atexit
+import contextlib
 import hashlib
 import json
 import os
@@ -98,12 +99,18 @@ def launch_ahead(
     entry of `calls` (sizes and scalars). None where it would not be safe or of use: no cache
     kept per file, compiling ahead turned off (TPUZZLE_COMPILE_AHEAD=0), or workers not
     confined to their files (only Landlock keeps this process away from the GPU's device
-    files; it runs outside the device's gate)."""
+    files; it runs outside the device's gate), or this file compiled ahead before for the same
+    target and calls (`compiled_all`)."""
     environ = dict(os.environ if environ is None else environ)
     kept = compiled_dir(submission, environ)
     if kept is None or environ.get(AHEAD_ENV, "1") == "0" or not confining(environ):
         return None
     if "files" in confine.available():
+        return None
+    source = Path(submission).read_bytes()
+    digest = hashlib.sha256(source + json.dumps([target, calls]).encode()).hexdigest()[:24]
+    marker = kept / f"compiled-ahead-{digest}"
+    if marker.exists():  # this very file, target and calls compiled before: nothing new
         return None
     job_dir = Path(tempfile.mkdtemp(prefix="tpuzzle-ahead-", dir=job_root()))
     env = worker_env(job_dir, False, None, environ)
@@ -124,9 +131,20 @@ def launch_ahead(
     (job_dir / "job.json").write_text(json.dumps(job))
     worker = _started(job_dir, False, None, env, ())
     worker.cache_dir = kept
+    worker.marker = marker  # made by the parent once every call compiled (`compiled_all`)
     worker.watchdog = Watchdog([job_dir, kept], confine.Limits(**rules["limits"]))
     worker.shown = {job["submission"]: str(Path(submission).resolve())}
     return worker
+
+
+def compiled_all(worker: WorkerProcess, answer: dict) -> None:
+    """After a compile ahead whose every call went through: its marker, so that the same file
+    (same bytes, target and calls) is not compiled ahead again. The marker lies in the file's
+    own cache, where its worker may write: a forged one only spares that file's compile."""
+    marker = getattr(worker, "marker", None)
+    if marker is not None and not answer.get("stopped"):
+        with contextlib.suppress(OSError):
+            marker.touch()
 
 
 # CUdevice_attribute values (CUDA's driver API) for the properties Triton's driver reports

@@ -288,3 +288,17 @@ def test_a_lane_stops_a_compile_that_runs_past_its_wait(vector_add):
         assert time.monotonic() - began < 5 and stopped.wait(5)
     finally:
         ahead.close()
+
+
+def test_a_compile_that_cannot_start_leaves_the_batch_to_judge(vector_add):
+    """Whatever stops a compile from starting (a file gone since, a limit set wrong in the
+    environment): no compile, no error; its judging reports what is wrong."""
+
+    def launch_ahead(spec_file, path, target, calls):
+        raise ValueError("TPUZZLE_MEMORY_MB='lots': expected a positive whole number")
+
+    ahead = batch.AheadCompiles([batch.Job(vector_add, Path("gone.py"))], H100, 1, launch_ahead)
+    try:
+        assert ahead.wait(0, limit=5) is None
+    finally:
+        ahead.close()

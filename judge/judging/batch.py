@@ -209,9 +209,11 @@ class AheadCompiles:
         with self.lock:
             if self.stopped:
                 return None
-            worker = self.launch(
-                job.spec.directory / "puzzle.yaml", job.path, self.target, ahead_calls(job.spec)
-            )
+            try:
+                spec_file, calls = job.spec.directory / "puzzle.yaml", ahead_calls(job.spec)
+                worker = self.launch(spec_file, job.path, self.target, calls)
+            except Exception:  # noqa: BLE001 - a missing file, say: its judging says so
+                return None
             if worker is None:
                 return None
             self.live[index] = worker

@@ -250,7 +250,7 @@ class AheadCompiles:
         with self.lock:
             self.stopped = True
             workers = list(self.live.values())
-        for future in self.compiles.values():
+        for future in list(self.compiles.values()):  # lanes may be popping theirs
             future.cancel()
         for worker in workers:
             launcher.discard(worker)

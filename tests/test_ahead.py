@@ -302,3 +302,33 @@ def test_a_compile_that_cannot_start_leaves_the_batch_to_judge(vector_add):
         assert ahead.wait(0, limit=5) is None
     finally:
         ahead.close()
+
+
+def test_a_compile_ahead_that_cannot_be_confined_does_not_run(vector_add, tmp_path, monkeypatch):
+    """Confinement is what keeps the GPU out of its reach: where it fails, nothing is imported
+    or compiled, and the parent is told why."""
+    import json
+    import os
+
+    from judge.workers import ahead, worker
+
+    rules = confine.rules([tmp_path], [], gpu=False).to_json()
+    job = {
+        "spec": str(vector_add.directory / "puzzle.yaml"),
+        "submission": str(PLAIN),
+        "interpret": False,
+        "confine": rules,
+        "ahead": {**H100, "calls": []},
+    }
+    (tmp_path / "job.json").write_text(json.dumps(job))
+    commands, _ = os.pipe()
+    events, events_in = os.pipe()
+
+    def fails(rules):
+        raise OSError("landlock_restrict_self failed")
+
+    monkeypatch.setattr(confine, "apply", fails)
+    monkeypatch.setattr(ahead, "install", lambda *args: pytest.fail("compiled unconfined"))
+    worker.Worker(tmp_path, commands, events_in).serve()
+    event = json.loads(os.read(events, 1 << 16).decode().splitlines()[0])
+    assert event["event"] == "error" and event["kind"] == "unconfined"

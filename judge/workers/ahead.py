@@ -14,8 +14,8 @@ device (no memory at all). The process is confined with no GPU device file it ma
 open, so whatever the submission does, nothing it runs here reaches the device, and it never
 sees a hidden case: it is sent only the sizes a learner may read. Nothing it does decides a
 verdict: the worker that judges the file calls everything again; a kernel compiled here only
-saves that worker the compile, and a solve() that fails here (it asks the device for memory, say)
-leaves the rest to that worker.
+saves that worker the compile, and a solve() that fails here (it reads a value back from the
+device, say) leaves the rest to that worker.
 """
 
 from __future__ import annotations

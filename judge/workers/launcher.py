@@ -165,12 +165,8 @@ def device_target(gpu: int) -> dict | None:
     asked of the driver API without creating a context. None without a driver or device."""
     import ctypes
 
-    try:
-        cuda = ctypes.CDLL("libcuda.so.1")
-    except OSError:
-        return None
-    device, value = ctypes.c_int(0), ctypes.c_int(0)
-    if cuda.cuInit(0) != 0 or cuda.cuDeviceGet(ctypes.byref(device), gpu) != 0:
+    cuda, device, value = cuda_driver(), ctypes.c_int(0), ctypes.c_int(0)
+    if cuda is None or cuda.cuDeviceGet(ctypes.byref(device), gpu) != 0:
         return None
 
     def attribute(number: int) -> int | None:
@@ -418,15 +414,23 @@ def cuda_present() -> bool:
     return cuda_device_count() > 0
 
 
-def cuda_device_count() -> int:
-    """CUDA devices visible to this process (CUDA_VISIBLE_DEVICES applies), from the driver API."""
+def cuda_driver():
+    """CUDA's driver API (libcuda), initialised, or None without a driver. cuInit creates no
+    context: nothing here holds or changes a device."""
     import ctypes
 
     try:
         cuda = ctypes.CDLL("libcuda.so.1")
     except OSError:
-        return 0
-    count = ctypes.c_int(0)
-    if cuda.cuInit(0) != 0 or cuda.cuDeviceGetCount(ctypes.byref(count)) != 0:
+        return None
+    return cuda if cuda.cuInit(0) == 0 else None
+
+
+def cuda_device_count() -> int:
+    """CUDA devices visible to this process (CUDA_VISIBLE_DEVICES applies), from the driver API."""
+    import ctypes
+
+    cuda, count = cuda_driver(), ctypes.c_int(0)
+    if cuda is None or cuda.cuDeviceGetCount(ctypes.byref(count)) != 0:
         return 0
     return count.value

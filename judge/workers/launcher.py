@@ -57,30 +57,55 @@ def launch(
     kept = compiled_dir(submission, environ)
     if kept is not None:
         env["TRITON_CACHE_DIR"] = str(kept)
-    cache = Path(env["TRITON_CACHE_DIR"])
     tool = bool(sanitizer or prefix)
+    confined = not tool and confining(environ)
+    job = {"interpret": interpret, "parent": None if tool else os.getpid()}
+    worker = _submission_worker(
+        spec_file, submission, job_dir, env, environ, job, confined, not interpret,
+        sanitizer, prefix,
+    )  # fmt: skip
+    worker.relaunch = lambda: launch(
+        spec_file, submission, interpret, gpu, sanitizer, environ, prefix
+    )
+    return worker
+
+
+def _submission_worker(
+    spec_file: Path,
+    submission: Path,
+    job_dir: Path,
+    env: dict[str, str],
+    environ: dict[str, str],
+    job: dict,
+    confined: bool,
+    gpu_files: bool,
+    sanitizer: Path | None = None,
+    prefix: tuple[str, ...] = (),
+) -> WorkerProcess:
+    """A worker started in `job_dir` on `job` (its mode and parent, and anything else it is
+    sent), completed with what every submission's worker gets: the puzzle's worker view, its
+    own copy of the submission, the moment it was launched and, when `confined`, the rules it
+    applies to itself (the GPU's device files open to it with `gpu_files`), watched by the
+    parent. Its Triton cache is env's TRITON_CACHE_DIR."""
+    cache = Path(env["TRITON_CACHE_DIR"])
     rules = None
-    if not tool and confining(environ):
+    if confined:
         forbidden = forbidden_dirs(spec_file, submission, environ)
         limits = confine.limits_from(environ)
-        rules = confine.rules([job_dir, cache], forbidden, not interpret, limits).to_json()
+        rules = confine.rules([job_dir, cache], forbidden, gpu_files, limits).to_json()
     job = {
         "spec": str(staged_spec(spec_file, job_dir)),
         "submission": str(staged_submission(submission, job_dir)),
-        "interpret": interpret,
         "launched": time.monotonic(),
-        "parent": None if tool else os.getpid(),
         "confine": rules,
+        **job,
     }
     (job_dir / "job.json").write_text(json.dumps(job))
-    worker = _started(job_dir, interpret, sanitizer, env, prefix)
+    worker = _started(job_dir, job["interpret"], sanitizer, env, prefix)
     worker.cache_dir = cache
     if rules is not None:
         worker.watchdog = Watchdog([job_dir, cache], confine.Limits(**rules["limits"]))
     worker.shown = {job["submission"]: str(Path(submission).resolve())}
-    worker.relaunch = lambda: launch(
-        spec_file, submission, interpret, gpu, sanitizer, environ, prefix
-    )
     return worker
 
 
@@ -115,25 +140,10 @@ def launch_ahead(
     job_dir = Path(tempfile.mkdtemp(prefix="tpuzzle-ahead-", dir=job_root()))
     env = worker_env(job_dir, False, None, environ)
     env["TRITON_CACHE_DIR"] = str(kept)
-    env["CUDA_VISIBLE_DEVICES"] = ""  # and no device file may be opened (the rules below)
-    forbidden = forbidden_dirs(spec_file, submission, environ)
-    limits = confine.limits_from(environ)
-    rules = confine.rules([job_dir, kept], forbidden, False, limits).to_json()
-    job = {
-        "spec": str(staged_spec(spec_file, job_dir)),
-        "submission": str(staged_submission(submission, job_dir)),
-        "interpret": False,
-        "launched": time.monotonic(),
-        "parent": os.getpid(),
-        "confine": rules,
-        "ahead": {**target, "calls": calls},
-    }
-    (job_dir / "job.json").write_text(json.dumps(job))
-    worker = _started(job_dir, False, None, env, ())
-    worker.cache_dir = kept
+    env["CUDA_VISIBLE_DEVICES"] = ""  # and no device file may be opened (confined, gpu_files off)
+    job = {"interpret": False, "parent": os.getpid(), "ahead": {**target, "calls": calls}}
+    worker = _submission_worker(spec_file, submission, job_dir, env, environ, job, True, False)
     worker.marker = marker  # made by the parent once every call compiled (`compiled_all`)
-    worker.watchdog = Watchdog([job_dir, kept], confine.Limits(**rules["limits"]))
-    worker.shown = {job["submission"]: str(Path(submission).resolve())}
     return worker
 
 

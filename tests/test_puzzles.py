@@ -190,16 +190,17 @@ def assert_mistake_named(pid: str, path: Path, report) -> None:
         assert any(GENERIC_MISTAKES[key] in h for h in hints), f"no {key!r} hint in {hints}"
 
 
+@pytest.mark.parametrize("name", ["merge_path", "merge_path_linked"])
 @pytest.mark.parametrize("n", [1, 33, 100, 129, 257, 1000])
-def test_the_merge_sort_with_small_tiles_merges_through_many_passes(n):
-    """merge_path.py's tiles shrunk (blocks of 32, 16 outputs a program), so that the
+def test_the_merge_sort_with_small_tiles_merges_through_many_passes(n, name):
+    """The merge sorts' tiles shrunk (blocks of 32, 16 outputs a program), so that the
     interpreter runs every kind of merge pass: runs that end past N, a second run shorter than
     the first or empty, programs whose outputs end their pair of runs, duplicates, and an odd
-    or even number of passes."""
+    or even number of passes (for merge_path_linked.py, words passed on across them all)."""
     from judge.core.loader import import_file
 
-    path = ROOT / "sort/solutions/correct/merge_path.py"
-    module = import_file(path, f"tpuzzle_merge_path_{n}")
+    path = ROOT / f"sort/solutions/correct/{name}.py"
+    module = import_file(path, f"tpuzzle_{name}_{n}")
     module.LOG_B, module.LOG_T = 5, 4
     generator = torch.Generator().manual_seed(n)
     for data in (
@@ -210,6 +211,43 @@ def test_the_merge_sort_with_small_tiles_merges_through_many_passes(n):
         expected = torch.sort(data).values
         module.solve(data.data_ptr(), n)
         assert torch.equal(data, expected)
+
+
+@pytest.mark.gpu
+def test_the_linked_merge_sort_is_right_when_its_programs_search_both_boundaries():
+    """merge_path_linked.py with no polling at all (SPINS = 0): on the GPU, a program whose
+    predecessor has not yet published searches the boundary itself, and many do. The sort
+    must come out the same, whichever way each program got its boundaries."""
+    import subprocess
+    import sys
+    import textwrap
+
+    script = textwrap.dedent(
+        f"""
+        import torch
+        from judge.core.loader import import_file
+        module = import_file({str(ROOT / "sort/solutions/correct/merge_path_linked.py")!r}, "m")
+        module.SPINS = 0
+        for n in (1, 4097, 1_000_000, 16_777_211):
+            for data in (torch.rand(n, device="cuda") * 2000 - 1000,
+                         torch.randint(-3, 3, (n,), device="cuda").float()):
+                expected = torch.sort(data).values
+                module.solve(data.data_ptr(), n)
+                torch.cuda.synchronize()
+                assert torch.equal(data, expected), n
+        print("sorted")
+        """
+    )
+    env = {k: v for k, v in __import__("os").environ.items() if k != "TRITON_INTERPRET"}
+    done = subprocess.run(
+        [sys.executable, "-c", script],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        cwd=ROOT.parent,
+    )
+    assert done.returncode == 0 and "sorted" in done.stdout, done.stderr[-2000:]
 
 
 @pytest.mark.parametrize("pid", IDS)

@@ -215,9 +215,9 @@ def test_the_merge_sort_with_small_tiles_merges_through_many_passes(n, name):
 
 @pytest.mark.gpu
 def test_the_linked_merge_sort_is_right_when_its_programs_search_both_boundaries():
-    """merge_path_linked.py with no polling at all (SPINS = 0): on the GPU, a program whose
-    predecessor has not yet published searches the boundary itself, and many do. The sort
-    must come out the same, whichever way each program got its boundaries."""
+    """merge_path_linked.py with a single read of each word (SPINS = 0): on the GPU, every
+    program that reads its predecessor's word before it is written searches that boundary
+    itself. The sort must come out the same, whichever way each program got its boundaries."""
     import subprocess
     import sys
     import textwrap

@@ -4,6 +4,8 @@ import triton.language as tl
 
 @triton.autotune(
     configs=[
+        # From 512 elements a program (one 16-byte access a thread) up to 8192.
+        triton.Config({"BLOCK_SIZE": 512}, num_warps=4),
         triton.Config({"BLOCK_SIZE": 1024}, num_warps=4),
         triton.Config({"BLOCK_SIZE": 2048}, num_warps=8),
         triton.Config({"BLOCK_SIZE": 4096}, num_warps=8),

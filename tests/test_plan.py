@@ -122,3 +122,13 @@ def test_a_case_that_did_not_pass_carries_the_command_that_reproduces_it(vector_
 
 def test_the_largest_case_has_the_most_elements(vector_add):
     assert make(vector_add).largest([SMALL, BIG, SMALL]) is BIG
+
+
+def test_the_timer_prepares_the_replay_s_own_sets_before_the_recording_ends(vector_add, tmp_path):
+    p = make(vector_add)
+    prepare = p.prepare_command(SMALL, "bench0")
+    replay = p.replay_command(SMALL, "bench0", {"steps": []}, tmp_path)
+    assert prepare["op"] == "prepare" and "sequence" not in prepare and "kernels" not in prepare
+    assert {k: v for k, v in replay.items() if k in prepare and k != "op"} == {
+        k: v for k, v in prepare.items() if k != "op"
+    }

@@ -92,3 +92,45 @@ def test_global_scratch_past_the_replay_s_limit_is_refused_before_the_timer_allo
     # the copy made for an earlier call is checked against each new call's grids too
     with pytest.raises(replay.NotReplayable, match="scratch"):
         timer.copy_kernels(sequence(folder, grid=(1 << 30, 1, 1)), cache, tmp_path / "timer")
+
+
+class PreparingTimer:
+    """The timer's side of op_prepare and replay_sets, with the device's sets made up."""
+
+    timer, solve = True, None
+
+    def __init__(self):
+        self.prepared: dict = {}
+
+
+def test_a_replay_takes_the_sets_prepared_for_its_tag_and_seeds_only(monkeypatch):
+    from judge.workers import timer_commands
+
+    made: list = []
+
+    def device_sets(worker, cmd):
+        made.append((cmd["tag"], cmd["seeds"]))
+        return [f"set {s}" for s in cmd["seeds"]], [None] * len(cmd["seeds"])
+
+    monkeypatch.setattr(timer_commands, "device_sets", device_sets)
+    timer = PreparingTimer()
+    timer_commands.op_prepare(timer, {"tag": "bench0", "seeds": [4, 5]})
+    assert made == [("bench0", [4, 5])]
+    assert timer_commands.replay_sets(timer, {"tag": "bench0", "seeds": [4, 5]})[0] == [
+        "set 4",
+        "set 5",
+    ]
+    assert made == [("bench0", [4, 5])] and timer.prepared == {}  # taken, not made again
+    timer_commands.op_prepare(timer, {"tag": "bench1", "seeds": [7]})
+    assert timer_commands.replay_sets(timer, {"tag": "bench1", "seeds": [8]})[0] == ["set 8"]
+    assert made[-1] == ("bench1", [8]) and timer.prepared == {}  # other seeds: made anew
+
+
+def test_only_the_timer_prepares_input_sets():
+    from judge.core.loader import LoadError
+    from judge.workers import timer_commands
+
+    worker = PreparingTimer()
+    worker.timer = False
+    with pytest.raises(LoadError, match="only the timer"):
+        timer_commands.op_prepare(worker, {"tag": "bench0", "seeds": [1]})

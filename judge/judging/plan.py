@@ -107,21 +107,30 @@ class Plan:
         fresh = self.recheck_seeds(case)
         return {**command, "recheck": fresh, "recheck_inputs": self.input_paths(case, fresh)}
 
-    def replay_command(
-        self, case: Case, tag: str, sequence: dict, kernels: Path, timed: bool = True
-    ) -> dict:
-        """The timer's command: replay the recorded sequence on the fresh input sets, checking
-        every call against their truths (untimed: one call per set)."""
+    def prepare_command(self, case: Case, tag: str) -> dict:
+        """The timer's command: put the fresh input sets of a shape's replay and their truths
+        on the device, while the worker records the calls to replay."""
         seeds = self.recheck_seeds(case)
         return {
-            "op": "replay",
-            "timed": timed,
+            "op": "prepare",
             "tag": tag,
             "sizes": case.size_map,
             "draw": case.draw,
             "seeds": seeds,
             "inputs": self.input_paths(case, seeds),
             "truths": [self.truths.output_files(replace(case, seed=s)) for s in seeds],
+        }
+
+    def replay_command(
+        self, case: Case, tag: str, sequence: dict, kernels: Path, timed: bool = True
+    ) -> dict:
+        """The timer's command: replay the recorded sequence on the fresh input sets (those of
+        `prepare_command`), checking every call against their truths (untimed: one call per
+        set)."""
+        return {
+            **self.prepare_command(case, tag),
+            "op": "replay",
+            "timed": timed,
             "sequence": sequence,
             "kernels": str(kernels),
         }

@@ -144,7 +144,7 @@ class CheckedSet:
         initial: dict,
         outputs: dict | None,
         tolerance: Tolerance,
-        scratch: tuple[int, ...],
+        scratch: tuple[int, ...] = (),
     ):
         self.layouts = inputs.layouts(spec, sizes)
         self.tol = device_checks.tolerances(tolerance.atol, tolerance.rtol, "cuda")
@@ -155,8 +155,12 @@ class CheckedSet:
             self.fulls[name] = self.starts[name].clone()
             if lay.arg.role != "in" and outputs is not None:  # None: see own_answers
                 self.truths[name] = outputs[name].to("cuda", torch.float64)
-        self.scratch = [torch.empty(n, dtype=torch.uint8, device="cuda") for n in scratch]
+        self.allocate(scratch)
         self.bases = addresses(self.fulls)
+
+    def allocate(self, scratch: tuple[int, ...]) -> None:
+        """The scratch regions of the recorded calls (bytes each), on the device."""
+        self.scratch = [torch.empty(n, dtype=torch.uint8, device="cuda") for n in scratch]
 
     def reset(self) -> None:
         for lay in self.layouts:

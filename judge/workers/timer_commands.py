@@ -69,15 +69,9 @@ def op_replay(worker, cmd: dict) -> None:
     tolerance = worker.spec.tolerance.at(cmd["sizes"])
     # judged by its reference's `check`: the reference's outputs are not the truths here
     judged_by_check = worker.spec.check == "reference"
-    sets, truths = [], []
-    for seed, paths, files in zip(cmd["seeds"], cmd["inputs"], cmd["truths"], strict=True):
-        initial = worker.drawn(cmd["sizes"], seed, cmd.get("draw", ""), paths)
-        truths.append(None if judged_by_check else mapped_truths(files))
-        sets.append(
-            player.CheckedSet(
-                worker.spec, cmd["sizes"], initial, truths[-1], tolerance, sequence.scratch
-            )
-        )
+    sets, truths = replay_sets(worker, cmd)
+    for one in sets:
+        one.allocate(sequence.scratch)
     worker.sync()
     if judged_by_check:
         for j, one in enumerate(sets):
@@ -101,6 +95,37 @@ def op_replay(worker, cmd: dict) -> None:
     clock.lap("after_s")
     launches = list(sequence.describe())
     worker.send("replayed", launches=launches, wrong_sets=wrong_sets, seconds=clock.laps, **result)
+
+
+def op_prepare(worker, cmd: dict) -> None:
+    """(The timer only.) A shape's input sets and their truths put on the device ahead of its
+    replay, while the worker records the calls to replay: the replay of the same tag and seeds
+    (`op_replay`) takes them. Answers nothing: what fails here ends the timer, and the parent
+    meets it when it asks for the replay."""
+    if not worker.timer or worker.solve is not None:
+        raise LoadError("protocol", "only the timer prepares input sets")
+    worker.prepared[cmd["tag"]] = (cmd["seeds"], device_sets(worker, cmd))
+
+
+def replay_sets(worker, cmd: dict) -> tuple[list[player.CheckedSet], list[dict | None]]:
+    """A replay's input sets: those prepared for its tag when they are its seeds (else they
+    are dropped), or made now."""
+    ahead = worker.prepared.pop(cmd["tag"], None)
+    return ahead[1] if ahead and ahead[0] == cmd["seeds"] else device_sets(worker, cmd)
+
+
+def device_sets(worker, cmd: dict) -> tuple[list[player.CheckedSet], list[dict | None]]:
+    """The command's input sets on the device (scratch not yet allocated), and each set's
+    expected outputs as the parent sealed them (None for a puzzle judged by its reference's
+    `check`, whose truths are the set's own first call)."""
+    tolerance = worker.spec.tolerance.at(cmd["sizes"])
+    judged_by_check = worker.spec.check == "reference"
+    sets, truths = [], []
+    for seed, paths, files in zip(cmd["seeds"], cmd["inputs"], cmd["truths"], strict=True):
+        initial = worker.drawn(cmd["sizes"], seed, cmd.get("draw", ""), paths)
+        truths.append(None if judged_by_check else mapped_truths(files))
+        sets.append(player.CheckedSet(worker.spec, cmd["sizes"], initial, truths[-1], tolerance))
+    return sets, truths
 
 
 def op_check_case(worker, cmd: dict) -> None:

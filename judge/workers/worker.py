@@ -59,6 +59,7 @@ class Worker:
         self.recording = False  # on the GPU: the profiler records device work in this process
         self.triton = launches.TritonLaunches()  # every Triton kernel launched, from the import on
         self.kernels: dict = {}  # the timer's loaded kernels, by key
+        self.prepared: dict = {}  # the timer's input sets put on the device ahead, by tag
         self.recorder = LaunchRecorder()  # on the GPU: each call's launches, for the timer
         # The timer: a worker that never imports a submission; it measures the device and the
         # reference, and replays, times and checks what a submission's worker recorded.
@@ -178,6 +179,9 @@ class Worker:
 
     def op_quiet(self, cmd: dict) -> None:
         timer_commands.op_quiet(self, cmd)
+
+    def op_prepare(self, cmd: dict) -> None:
+        timer_commands.op_prepare(self, cmd)
 
     def op_replay(self, cmd: dict) -> None:
         timer_commands.op_replay(self, cmd)

@@ -102,8 +102,7 @@ def op_prepare(worker, cmd: dict) -> None:
     replay, while the worker records the calls to replay: the replay of the same tag and seeds
     (`op_replay`) takes them. Answers nothing: what fails here ends the timer, and the parent
     meets it when it asks for the replay."""
-    if not worker.timer or worker.solve is not None:
-        raise LoadError("protocol", "only the timer prepares input sets")
+    timer_only(worker, "prepares input sets")
     worker.prepared[cmd["tag"]] = (cmd["seeds"], device_sets(worker, cmd))
 
 
@@ -165,8 +164,7 @@ def op_check_case(worker, cmd: dict) -> None:
 def op_warm_up(worker, cmd: dict) -> None:
     """(The timer only.) The first check made ahead on the puzzle's smallest test case
     (player.warm_up), so that the first case sent to be checked does not wait for it."""
-    if not worker.timer or worker.solve is not None:
-        raise LoadError("protocol", "only the timer warms up its checks")
+    timer_only(worker, "warms up its checks")
     clock = Stopwatch()
     if worker.device == "cuda" and worker.spec.tests:
         case = min(worker.spec.tests, key=lambda c: _elements(worker.spec, c.size_map))
@@ -181,12 +179,17 @@ def _elements(spec, sizes: dict) -> int:
 
 def loaded_sequence(worker, cmd: dict) -> tuple[replay.Sequence, player.Player]:
     """The command's validated sequence and its player, the kernels loaded once each."""
-    if not worker.timer or worker.solve is not None:
-        raise LoadError("protocol", "only the timer replays")
+    timer_only(worker, "replays")
     sequence = replay.validated(cmd["sequence"])
     missing = [k for k in sequence.kernels if k.key not in worker.kernels]
     worker.kernels |= player.load_kernels(missing, Path(cmd["kernels"]))
     return sequence, player.Player(sequence, worker.kernels)
+
+
+def timer_only(worker, doing: str) -> None:
+    """A protocol error unless `worker` is the timer, which never imports a submission."""
+    if not worker.timer or worker.solve is not None:
+        raise LoadError("protocol", f"only the timer {doing}")
 
 
 def mapped_truths(files: dict) -> dict:

@@ -98,6 +98,37 @@ def test_kernels_compile_for_the_target_without_a_gpu_and_nothing_runs(tmp_path)
     assert all('"arch": 90' in m or '"arch":90' in m for m in metadata)
 
 
+def test_a_gluon_kernel_compiles_ahead_like_a_triton_one(tmp_path):
+    """gemm_fp16's gluon_persistent.py: its Gluon kernel (aligned sizes) and its Triton kernel
+    (a row length that TMA cannot take) both compile for sm_90 here, and neither runs."""
+    path = ROOT / "puzzles" / "gemm_fp16" / "solutions" / "correct" / "gluon_persistent.py"
+    script = textwrap.dedent(
+        f"""
+        import importlib.util, json
+        from judge.workers import ahead
+        ahead.install(90, 32, {H100["properties"]!r})
+        spec = importlib.util.spec_from_file_location("s", {str(path)!r})
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        a, b, c = ahead.fake_pointers("abc").values()
+        calls = [[a, b, c, 256, 256, 256, 1.5, 0.5], [a, b, c, 100, 100, 100, 1.5, 0.5]]
+        print(json.dumps(ahead.compile_calls(module.solve, calls)))
+        """
+    )
+    env = {k: v for k, v in __import__("os").environ.items() if k != "TRITON_INTERPRET"}
+    env["TRITON_CACHE_DIR"] = str(tmp_path / "cache")
+    done = subprocess.run(
+        [sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=600
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    result = __import__("json").loads(done.stdout.strip().splitlines()[-1])
+    assert result["calls"] == 2 and not result["stopped"]
+    names = sorted(p.stem for p in cubins(tmp_path / "cache"))
+    assert names == ["gemm_gluon_kernel", "gemm_tiled_kernel"]
+    metadata = [m.read_text() for m in (tmp_path / "cache").rglob("gemm_gluon_kernel.json")]
+    assert metadata and all('"arch": 90' in m or '"arch":90' in m for m in metadata)
+
+
 @confined
 def test_a_worker_with_no_gpu_compiles_into_the_files_kept_cache(vector_add, tmp_path):
     calls = batch.ahead_calls(vector_add)

@@ -46,6 +46,19 @@ def cubins(folder: Path) -> list[Path]:
     return sorted(folder.rglob("*.cubin"))
 
 
+def compiled_in_a_process(script: str, cache: Path):
+    """Run a compile-ahead script in a process of its own (the driver and Triton's launches
+    are replaced for good there), with `cache` as Triton's cache; its last line of output, as
+    JSON."""
+    env = {k: v for k, v in __import__("os").environ.items() if k != "TRITON_INTERPRET"}
+    env["TRITON_CACHE_DIR"] = str(cache)
+    done = subprocess.run(
+        [sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=600
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    return __import__("json").loads(done.stdout.strip().splitlines()[-1])
+
+
 def test_the_calls_are_the_visible_tests_and_the_benchmarks_each_once(vector_add):
     hidden = replace(vector_add.tests[0], sizes=(("N", 4242),), visibility="hidden")
     later = replace(vector_add.tests[0], sizes=(("N", 4243),), visibility="after_due_date")
@@ -83,13 +96,7 @@ def test_kernels_compile_for_the_target_without_a_gpu_and_nothing_runs(tmp_path)
         print(json.dumps(out))
         """
     )
-    env = {k: v for k, v in __import__("os").environ.items() if k != "TRITON_INTERPRET"}
-    env["TRITON_CACHE_DIR"] = str(tmp_path / "cache")
-    done = subprocess.run(
-        [sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=600
-    )
-    assert done.returncode == 0, done.stderr[-2000:]
-    result = __import__("json").loads(done.stdout.strip().splitlines()[-1])
+    result = compiled_in_a_process(script, tmp_path / "cache")
     assert all(r["calls"] == 2 and not r["stopped"] for r in result.values())
     compiled = cubins(tmp_path / "cache")
     # plain: N=1 and N=1000 specialise differently; autotuned: every config of each
@@ -115,13 +122,7 @@ def test_a_gluon_kernel_compiles_ahead_like_a_triton_one(tmp_path):
         print(json.dumps(ahead.compile_calls(module.solve, calls)))
         """
     )
-    env = {k: v for k, v in __import__("os").environ.items() if k != "TRITON_INTERPRET"}
-    env["TRITON_CACHE_DIR"] = str(tmp_path / "cache")
-    done = subprocess.run(
-        [sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=600
-    )
-    assert done.returncode == 0, done.stderr[-2000:]
-    result = __import__("json").loads(done.stdout.strip().splitlines()[-1])
+    result = compiled_in_a_process(script, tmp_path / "cache")
     assert result["calls"] == 2 and not result["stopped"]
     names = sorted(p.stem for p in cubins(tmp_path / "cache"))
     assert names == ["gemm_gluon_kernel", "gemm_tiled_kernel"]

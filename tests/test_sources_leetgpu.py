@@ -5,6 +5,8 @@ specs, statements and files, and the converted puzzles judged."""
 import shutil
 import subprocess
 import sys
+import threading
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
@@ -20,7 +22,7 @@ from judge.core.spec import Arg, Case, Draw, Source, Tolerance, evaluate
 from judge.core.spec_reader import load_spec
 from judge.errors import JudgeError
 from judge.judging import runner
-from judge.sources import checkouts, importer, runtime
+from judge.sources import checkouts, convert, importer, runtime
 
 FIXTURE = Path(__file__).resolve().parent / "fixtures" / "leetgpu"
 NOT_GIT = "unknown (not a git checkout)"
@@ -619,6 +621,40 @@ def test_only_selects_by_folder_and_reimporting_replaces(checkout, tmp_path):
     assert (folder / SCALE_ADD / "cases/0.npz").is_file()
 
 
+def test_imports_at_the_same_time_into_one_folder_leave_each_other_alone(
+    checkout, tmp_path, monkeypatch
+):
+    # The first import is held in the middle of writing its puzzle while a second one writes
+    # the same puzzle into the same folder and tidies up after itself; the first then finishes.
+    # Sharing a staging folder, the second removed the first's half-written files.
+    into = tmp_path / "shared"
+    held, released = threading.Event(), threading.Event()
+    real = convert._cases
+
+    def cases(*args):
+        made = real(*args)
+        if not held.is_set():
+            held.set()
+            assert released.wait(600)
+        return made
+
+    monkeypatch.setattr(convert, "_cases", cases)
+    with ThreadPoolExecutor(1) as pool:
+        first = pool.submit(importer.run, "leetgpu", checkout, into=into, only=["1_scale_add"])
+        assert held.wait(600)
+        try:
+            second = importer.run("leetgpu", checkout, into=into, only=["1_scale_add"])
+        finally:
+            released.set()
+        first = first.result()
+    for done in (first, second):
+        assert [(o.problem, o.puzzle, o.reason) for o in done.outcomes] == [
+            ("challenges/easy/1_scale_add", SCALE_ADD, "")
+        ]
+    assert sorted(p.name for p in into.iterdir()) == [SCALE_ADD]  # no staging folder is left
+    assert [c.name for c in registry.get(SCALE_ADD, into).tests] == SCALE_ADD_CASES
+
+
 def test_only_matches_a_substring_of_the_folder(checkout, tmp_path):
     done = importer.run("leetgpu", checkout, into=tmp_path / "medium", only=["medium/"], jobs=2)
     assert [(o.problem, o.puzzle, o.reason) for o in done.outcomes] == [
@@ -698,7 +734,7 @@ def test_cli_import_says_what_it_did(cli, checkout, tmp_path):
     assert result.exit_code == 0, result.stderr
     assert result.stdout == (
         f"4 of 12 leetgpu problems converted into {into}; 8 skipped ({SUMMARY_REASONS})\n"
-    )
+    ), result.stderr  # a line a problem: which one went another way, and why
     lines = result.stderr.splitlines()
     assert sorted(lines) == sorted(
         [f"converted {problem} -> {puzzle}" for problem, puzzle, _ in EXPECTED if puzzle]

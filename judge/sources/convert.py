@@ -11,10 +11,10 @@ Runs no third-party code: it reads the probe's JSON and arrays and writes files.
 
 from __future__ import annotations
 
-import contextlib
 import keyword
 import math
 import shutil
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -81,31 +81,30 @@ def convert(
     for arg in args:
         if arg["role"] in ("in", "out", "inout"):
             arg["shape"] = _shape(arg, typed, sizes)
-    staging = into / ".importing" / origin.puzzle_id  # named as the puzzle: its spec checks that
-    shutil.rmtree(staging, ignore_errors=True)
-    (staging / "cases").mkdir(parents=True)
-    notes: list[str] = []
-    tests, benchmarks = _cases(args, cases, probed, staging, max_stored, notes)
-    if not tests:
-        raise Skip("no test case could be kept: " + "; ".join(notes[:2]))
-    spec = _spec(description, origin, args, tests, benchmarks, tolerance)
-    text = yaml.safe_dump(spec, sort_keys=False, width=100, allow_unicode=True)
-    (staging / "puzzle.yaml").write_text(text, encoding="utf-8")
-    (staging / "template.py").write_text(template_text(origin.puzzle_id, args))
-    (staging / "reference.py").write_text(reference_text(origin, args, description))
-    _copy_sources(origin, staging / "source")
-    if not any((staging / "cases").iterdir()):
-        (staging / "cases").rmdir()
-    target = into / origin.puzzle_id
-    try:
-        load_spec(staging / "puzzle.yaml").id  # noqa: B018 - validated as every spec is
-    except SpecError as exc:
-        shutil.rmtree(staging)
-        raise Skip(f"the converted spec does not load: {exc}") from None
-    shutil.rmtree(target, ignore_errors=True)
-    staging.rename(target)
-    with contextlib.suppress(OSError):  # another import's staging may be there, or come now
-        staging.parent.rmdir()
+    # Each conversion stages in a folder of its own, named as the puzzle (its spec checks that):
+    # another import into the same folder, at the same time, neither sees nor removes it.
+    with tempfile.TemporaryDirectory(dir=into, prefix=".importing-") as work:
+        staging = Path(work) / origin.puzzle_id
+        (staging / "cases").mkdir(parents=True)
+        notes: list[str] = []
+        tests, benchmarks = _cases(args, cases, probed, staging, max_stored, notes)
+        if not tests:
+            raise Skip("no test case could be kept: " + "; ".join(notes[:2]))
+        spec = _spec(description, origin, args, tests, benchmarks, tolerance)
+        text = yaml.safe_dump(spec, sort_keys=False, width=100, allow_unicode=True)
+        (staging / "puzzle.yaml").write_text(text, encoding="utf-8")
+        (staging / "template.py").write_text(template_text(origin.puzzle_id, args))
+        (staging / "reference.py").write_text(reference_text(origin, args, description))
+        _copy_sources(origin, staging / "source")
+        if not any((staging / "cases").iterdir()):
+            (staging / "cases").rmdir()
+        try:
+            load_spec(staging / "puzzle.yaml").id  # noqa: B018 - validated as every spec is
+        except SpecError as exc:
+            raise Skip(f"the converted spec does not load: {exc}") from None
+        target = into / origin.puzzle_id
+        shutil.rmtree(target, ignore_errors=True)
+        staging.rename(target)
     return Converted(origin.puzzle_id, target, tuple(notes))
 
 

@@ -655,6 +655,23 @@ def test_imports_at_the_same_time_into_one_folder_leave_each_other_alone(
     assert [c.name for c in registry.get(SCALE_ADD, into).tests] == SCALE_ADD_CASES
 
 
+def test_a_reference_that_kills_the_process_trying_it_is_skipped_with_why(tmp_path):
+    folder = tmp_path / "imported"
+    shutil.copytree(registry.puzzles_root() / "vector_add", folder / "vector_add")
+    (folder / "vector_add" / "reference.py").write_text(
+        "import os, sys\nprint('the reference ends its process', file=sys.stderr)\nos._exit(3)\n"
+    )
+    made = [importer.Outcome("challenges/easy/1_vector_add", puzzle="vector_add")]
+    assert importer.verified(made, folder) == [
+        importer.Outcome(
+            "challenges/easy/1_vector_add",
+            reason="its reference could not be tried: the process that tries it ended with "
+            "code 3: the reference ends its process",
+        )
+    ]
+    assert list(folder.iterdir()) == []  # the puzzle is removed
+
+
 def test_only_matches_a_substring_of_the_folder(checkout, tmp_path):
     done = importer.run("leetgpu", checkout, into=tmp_path / "medium", only=["medium/"], jobs=2)
     assert [(o.problem, o.puzzle, o.reason) for o in done.outcomes] == [

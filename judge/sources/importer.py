@@ -145,10 +145,15 @@ def verified(made: list[Outcome], folder: Path) -> list[Outcome]:
                 stdin=subprocess.DEVNULL,
             )  # fmt: skip
             lines = [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
-        except (subprocess.TimeoutExpired, ValueError):
-            lines = []
+            tail = done.stderr.strip().splitlines()[-1:]
+            why = f"the process that tries it ended with code {done.returncode}" + (
+                f": {tail[0][:200]}" if tail else ""
+            )
+        except (subprocess.TimeoutExpired, ValueError) as exc:
+            lines, why = [], f"the process that tries it failed ({type(exc).__name__})"
         seen = {line["puzzle"]: line["error"] for line in lines}
-        errors = {p: seen.get(p, "its reference could not be tried") or "" for p in converted}
+        missing = f"its reference could not be tried: {why}"
+        errors = {p: seen.get(p, missing) or "" for p in converted}
     kept = []
     for outcome in made:
         error = errors.get(str(folder / outcome.puzzle)) if outcome.converted else None

@@ -109,6 +109,8 @@ def test_run_human_report(cli):
         (("run", "vector_add", "missing.py"), "missing.py: no such file"),
         (("show", "nope"), "unknown puzzle 'nope'"),
         (("leaderboard", "vector_ad"), "unknown puzzle 'vector_ad'; did you mean vector_add?"),
+        (("leaderboard", "--db", "missing.db"), "--db missing.db: no such file"),
+        (("list", "--db", "missing.db"), "--db missing.db: no such file"),
         (("run", "vector_add", f"{SOLUTIONS}/correct/plain.py", "--size", "M=3"), "--size 'M=3'"),
         (
             ("run", "vector_add", f"{SOLUTIONS}/correct/plain.py", "--size", "N=0"),
@@ -213,6 +215,19 @@ def test_leaderboard_table_and_db_option(cli, tmp_path):
     assert result.exit_code == 0
     assert "vector_add · NVIDIA H100" in result.stdout and "200.0 us" in result.stdout
     assert "No ranked results yet" in cli("leaderboard").stdout  # TPUZZLE_DB is still empty
+
+
+def test_reading_commands_refuse_a_db_that_is_not_there_and_make_none(cli, tmp_path):
+    typo = tmp_path / "clas.db"
+    for args in (("leaderboard",), ("list",)):
+        result = cli(*args, "--db", str(typo))
+        assert (result.exit_code, result.stderr) == (2, f"error: --db {typo}: no such file\n")
+    assert not typo.exists()
+    # A command that stores results makes the database it is pointed at.
+    hint = cli("hint", "vector_add", "--db", str(typo))
+    assert hint.exit_code == 0, hint.output
+    assert typo.is_file()
+    assert cli("leaderboard", "--db", str(typo)).exit_code == 0
 
 
 def test_leaderboard_of_an_empty_database(cli):

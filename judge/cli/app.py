@@ -58,7 +58,7 @@ def list_puzzles(
 ) -> None:
     """The catalogue, with your best result on each puzzle."""
     specs = registry.load_all(registry.puzzles_root(puzzles))
-    best = store.best_per_puzzle(open_db(db), submitter or store.default_submitter())
+    best = store.best_per_puzzle(open_db(db, reading=True), submitter or store.default_submitter())
     render.console().print(pages.puzzle_list(specs, best))
 
 
@@ -287,7 +287,7 @@ def leaderboard(
 
     if puzzle is not None:
         puzzle = registry.get(puzzle, registry.puzzles_root(puzzles)).id
-    conn = open_db(db)
+    conn = open_db(db, reading=True)
     entries = store.leaderboard(conn, puzzle)
     if html is not None:
         from judge.records import webpage

@@ -114,7 +114,12 @@ def keeps_finished(fn):
     return wrapper
 
 
-def open_db(path: Path | None):
+def open_db(path: Path | None, *, reading: bool = False):
+    """The results database. A command that only reads it (`reading`) refuses a --db that names
+    no file, where another would create an empty database and show nothing: most likely a typo.
+    Without --db, a database not made yet is only one with no results."""
+    if reading and path is not None and not path.expanduser().is_file():
+        raise JudgeError(f"--db {path}: no such file")
     try:
         return store.connect(path)
     except Exception as exc:  # sqlite3.Error, OSError: the path is the user's

@@ -7,6 +7,8 @@ Triton cache, where the judging worker on the GPU would find them.
 
 from __future__ import annotations
 
+import json
+import os
 import subprocess
 import sys
 import textwrap
@@ -50,13 +52,13 @@ def compiled_in_a_process(script: str, cache: Path):
     """Run a compile-ahead script in a process of its own (the driver and Triton's launches
     are replaced for good there), with `cache` as Triton's cache; its last line of output, as
     JSON."""
-    env = {k: v for k, v in __import__("os").environ.items() if k != "TRITON_INTERPRET"}
+    env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
     env["TRITON_CACHE_DIR"] = str(cache)
     done = subprocess.run(
         [sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=600
     )
     assert done.returncode == 0, done.stderr[-2000:]
-    return __import__("json").loads(done.stdout.strip().splitlines()[-1])
+    return json.loads(done.stdout.strip().splitlines()[-1])
 
 
 def test_the_calls_are_the_visible_tests_and_the_benchmarks_each_once(vector_add):
@@ -139,7 +141,7 @@ def test_a_worker_with_no_gpu_compiles_into_the_files_kept_cache(vector_add, tmp
         compiled = worker.expect("compiled", 300, "compiling ahead")
         assert compiled["calls"] == len(calls) and compiled["stopped"] == {}
         # the file's kept cache, the one its judging worker gets
-        kept = launcher.compiled_dir(PLAIN, dict(__import__("os").environ))
+        kept = launcher.compiled_dir(PLAIN, dict(os.environ))
         assert worker.cache_dir == kept and cubins(kept)
     finally:
         launcher.discard(worker)
@@ -179,7 +181,7 @@ def test_scratch_memory_is_compiled_past_and_what_reads_the_device_is_counted(
     try:
         compiled = worker.expect("compiled", 300, "compiling ahead")
         assert compiled["calls"] == calls and sum(compiled["stopped"].values()) == 1 - calls
-        kept = launcher.compiled_dir(source, dict(__import__("os").environ))
+        kept = launcher.compiled_dir(source, dict(os.environ))
         kernels = [p.read_text() for p in kept.rglob("vector_add_kernel.ttir")]
         assert kernels and all("%b_ptr: i64 {tt.divisibility = 16" in text for text in kernels)
     finally:

@@ -1,3 +1,8 @@
+import threading
+
+import pytest
+
+from judge.core import bench
 from judge.core.loader import file_sha256
 from judge.core.results import EnvInfo
 from judge.core.spec import Case
@@ -91,3 +96,78 @@ def test_the_fastest_library_call_is_the_one_compared(vector_add):
     slower = {"reference": [2.0], "library": {"cublas": [3.0]}}
     assert measure.libraries(vector_add, slower) == (2.0, "torch.add", 2.0)
     assert measure.libraries(vector_add, {"library": {"cublas": [3.0]}}) == (None, "cublas", 3.0)
+
+
+class CountingWorker:
+    """Answers a measurement with a calibration, after `before()`; counts the measurements."""
+
+    def __init__(self, before=lambda: None):
+        self.before, self.asked = before, 0
+
+    def expect_ok(self, command, answer, timeout, phase):
+        self.before()
+        self.asked += 1
+        return {"event": answer, "value": dict(CALIBRATION, asked=self.asked)}
+
+
+def calibrated(worker, recalibrate=False):
+    key = measure.device_key(ENV)
+    return measure.measured(worker, recalibrate, "calibration", key, dict, "calibrated", 5.0)
+
+
+def test_lanes_that_miss_one_key_together_measure_it_once(monkeypatch):
+    """A cold cache: every lane's first submission wants the calibration at once. The first
+    lane measures it while the others wait, and they all get its value."""
+    monkeypatch.setattr(measure, "_MEASURED_HERE", {})
+    lanes = 4
+    looked = threading.Semaphore(0)
+    real = bench.load_cached
+
+    def load(kind, key):
+        value = real(kind, key)
+        looked.release()
+        return value
+
+    def everyone_looked():  # every lane found the cache empty before the measurement ends
+        for _ in range(lanes + 1):  # the measuring lane looks twice, before and after its lock
+            assert looked.acquire(timeout=10), "the lanes did not all look in the cache"
+
+    monkeypatch.setattr(bench, "load_cached", load)
+    worker = CountingWorker(everyone_looked)
+    values, errors = [], []
+
+    def lane():
+        try:
+            values.append(calibrated(worker))
+        except BaseException as exc:  # noqa: BLE001 - reported by the test below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=lane) for _ in range(lanes)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(30)
+    assert not errors and worker.asked == 1
+    assert values == [dict(CALIBRATION, asked=1)] * lanes
+
+
+def test_a_lane_whose_measurement_fails_leaves_it_to_the_next():
+    class Failing:
+        def expect_ok(self, command, answer, timeout, phase):
+            raise TimeoutError("the worker did not answer")
+
+    with pytest.raises(TimeoutError):
+        calibrated(Failing())
+    worker = CountingWorker()
+    assert calibrated(worker)["asked"] == 1 and worker.asked == 1
+
+
+def test_a_value_dropped_from_the_disk_cache_is_not_measured_again(monkeypatch):
+    """Concurrent writers of the cache file may drop each other's entries: what this process
+    measured is still known to it."""
+    monkeypatch.setattr(measure, "_MEASURED_HERE", {})
+    worker = CountingWorker()
+    assert calibrated(worker)["asked"] == 1
+    (bench.cache_dir() / "calibration.json").unlink()
+    assert calibrated(worker)["asked"] == 1 and worker.asked == 1
+    assert calibrated(worker, recalibrate=True)["asked"] == 1  # measured here already

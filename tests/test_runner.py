@@ -268,7 +268,7 @@ class FakeWorker:
 def test_measurements_are_cached_per_key_and_taken_again_once_on_recalibrate(
     vector_add, monkeypatch
 ):
-    monkeypatch.setattr(measure, "_MEASURED_HERE", set())
+    monkeypatch.setattr(measure, "_MEASURED_HERE", {})
     worker = FakeWorker()
     session = runner.Session(
         vector_add, vector_add.directory / "template.py", runner.RunOptions(), worker, timer=worker
@@ -295,7 +295,7 @@ def test_measurements_are_cached_per_key_and_taken_again_once_on_recalibrate(
         worker,
         timer=worker,
     )
-    monkeypatch.setattr(measure, "_MEASURED_HERE", set())  # a new process
+    monkeypatch.setattr(measure, "_MEASURED_HERE", {})  # a new process
     assert fresh.measured(*args) == 3  # measured again, once
     assert fresh.measured(*args) == 3
     assert worker.asked == ["time_reference"] * 3

@@ -5,6 +5,7 @@ submission code is loaded there; and how those measurements are read."""
 from __future__ import annotations
 
 import contextlib
+import threading
 from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
@@ -17,8 +18,12 @@ from judge.workers.channel import WorkerProcess
 
 CALIBRATION_TIMEOUT_S = 120.0
 MEASURES = "v2"  # the shape of cached measurements (copy curve; reference with library calls)
-_MEASURED_HERE: set[tuple[str, str]] = set()  # (kind, key) measured by this process: --recalibrate
-# measures each once per batch, not once per submission
+# (kind, key) -> the value this process measured: --recalibrate measures each key once per
+# batch, not once per submission, and a value whose entry a concurrent writer dropped from the
+# disk cache is not measured again
+_MEASURED_HERE: dict[tuple[str, str], Any] = {}
+_TAKING: dict[tuple[str, str], threading.Lock] = {}  # one lock per key being measured
+_TAKING_GUARD = threading.Lock()
 
 # measured(kind, key, command, answer, timeout): a value from the cache or the worker
 Measure = Callable[[str, str, Callable[[], dict], str, float], Any]
@@ -38,16 +43,37 @@ def measured(
     worker, before any submission code is loaded there. The command is built only when the
     measurement is taken (a reference's inputs may still be being drawn). With `recalibrate`,
     each key is measured again once in this process. A measurement is taken inside `alone()`
-    (the device to itself, gate.DeviceGate.timing)."""
-    stale = recalibrate and (kind, key) not in _MEASURED_HERE
-    value = None if stale else bench.load_cached(kind, key)
+    (the device to itself, gate.DeviceGate.timing).
+
+    The lanes of a batch that find the same key missing (a cold cache: every lane's first
+    submission wants the device's calibration) measure it once: the first takes it, the others
+    wait for it outside the device's gate and use its value. Should the first fail, the next
+    takes the measurement itself."""
+    value = _known(kind, key, recalibrate)
     if value is None:
-        with alone():
-            event = worker.expect_ok(command(), answer, timeout, f"measuring the {kind}")
-        value = event["value"]
-        bench.save_cached(kind, key, value)
-        _MEASURED_HERE.add((kind, key))
+        with _taking(kind, key):
+            value = _known(kind, key, recalibrate)  # taken by another lane meanwhile
+            if value is None:
+                with alone():
+                    event = worker.expect_ok(command(), answer, timeout, f"measuring the {kind}")
+                value = event["value"]
+                bench.save_cached(kind, key, value)
+                _MEASURED_HERE[(kind, key)] = value
     return value
+
+
+def _known(kind: str, key: str, recalibrate: bool):
+    """The value already measured for key, from the disk cache or this process; None when it
+    must be measured (with `recalibrate`, until this process has measured it)."""
+    if recalibrate and (kind, key) not in _MEASURED_HERE:
+        return None
+    value = bench.load_cached(kind, key)
+    return _MEASURED_HERE.get((kind, key)) if value is None else value
+
+
+def _taking(kind: str, key: str) -> threading.Lock:
+    with _TAKING_GUARD:
+        return _TAKING.setdefault((kind, key), threading.Lock())
 
 
 def calibration_key(env: EnvInfo) -> str:

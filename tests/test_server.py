@@ -50,6 +50,46 @@ def test_a_run_through_the_server_matches_one_in_process(served, vector_add):
     assert [p.stage for p in seen][:1] == ["startup"] and seen[-1].stage == "benchmarks"
 
 
+def test_a_mode_left_undecided_is_decided_where_the_run_is_judged(served, vector_add, monkeypatch):
+    """`tpuzzle run` without --interpret leaves the mode to the server (or to this process when
+    it judges itself): here, with no CUDA device, both choose the interpreter."""
+    one = Case("N=1025", (("N", 1025),), seed=3)
+    remote = client.judge_file(vector_add, ROOT / CORRECT, fields(interpret=None, cases=(one,)))
+    local = client.judge_file(
+        vector_add, ROOT / CORRECT, fields(interpret=None, cases=(one,)), use_server=False
+    )
+    assert remote.verdict == local.verdict == "passed"
+    assert remote.env.mode == local.env.mode == "interpreter"
+
+
+def test_run_fields_leave_the_mode_undecided_without_asking_the_driver(monkeypatch, tmp_path):
+    def never():
+        raise AssertionError("cuInit costs a run about 0.2 s: the client does not call it")
+
+    submission = tmp_path / "mine.py"
+    submission.write_text("def solve(): pass\n")
+    monkeypatch.setattr(client.launcher, "cuda_present", never)
+    chosen = client.run_fields(submission, False, True, None, None, None, False)
+    assert chosen["interpret"] is None and chosen["sanitize"] is None
+    assert client.run_fields(submission, True, True, None, None, None, False)["interpret"] is True
+
+
+def test_a_sanitized_run_decides_its_mode_at_once(monkeypatch, tmp_path):
+    from judge.workers import sanitize
+
+    submission = tmp_path / "mine.py"
+    submission.write_text("def solve(): pass\n")
+    monkeypatch.setattr(sanitize, "find_tool", lambda: Path("/opt/cuda/bin/compute-sanitizer"))
+    monkeypatch.setattr(client.launcher, "cuda_present", lambda: True)
+    chosen = client.run_fields(submission, False, True, None, None, None, True)
+    assert chosen["interpret"] is False and chosen["sanitize"].name == "compute-sanitizer"
+    monkeypatch.setattr(client.launcher, "cuda_present", lambda: False)
+    with pytest.raises(client.JudgeError, match="--sanitize checks kernels on a CUDA device"):
+        client.run_fields(submission, False, True, None, None, None, True)
+    with pytest.raises(client.JudgeError, match="--sanitize checks kernels on a CUDA device"):
+        client.run_fields(submission, True, True, None, None, None, True)
+
+
 def test_a_wrong_submission_gets_the_same_verdict_and_reason(served, vector_add):
     wrong = ROOT / "puzzles/vector_add/solutions/wrong/failed_no_mask.py"
     one = Case("N=1025", (("N", 1025),), seed=3)
@@ -113,6 +153,8 @@ def test_the_server_is_private_and_keyed_to_its_environment(served, monkeypatch)
     monkeypatch.delenv("TRITON_DEBUG")
     monkeypatch.setenv("UNRELATED_SETTING", "x")
     assert server.fingerprint() == first
+    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "")  # no device: a server that sees none
+    assert server.fingerprint() != first
 
 
 def test_a_foreign_runtime_folder_is_refused(tmp_path, monkeypatch):

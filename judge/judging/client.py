@@ -40,6 +40,8 @@ def judge_file(
             return request(spec.directory, submission, fields, progress)
         except OSError as exc:
             print(f"note: judging in this process ({exc})", file=sys.stderr)
+    if fields.get("interpret") is None:  # left to where it is judged: here
+        fields = {**fields, "interpret": not launcher.cuda_present()}
     if not fields.get("sanitize"):
         launcher.zygote(bool(fields["interpret"]))  # imports while this process imports PyTorch
     from judge.judging import runner
@@ -56,19 +58,25 @@ def run_fields(
     gpu: int | None,
     sanitize: bool,
 ) -> dict:
-    """runner.RunOptions' fields for `tpuzzle run`: the mode decided (the interpreter where no
-    CUDA device is present), the sanitizer found, the secret seed read; JudgeError for a
-    missing file or a sanitizer asked for without a GPU."""
+    """runner.RunOptions' fields for `tpuzzle run`: the sanitizer found, the secret seed read;
+    JudgeError for a missing file or a sanitizer asked for without a GPU.
+
+    Without --interpret the mode is left undecided (None: the interpreter exactly when no CUDA
+    device is present) for whoever judges: the server, whose driver is initialised already,
+    or this process when it judges itself. Asking the driver here (cuInit) would cost each run
+    about 0.2 s on an H100 machine. A sanitized run, always judged here, decides it now."""
     from judge.workers import sanitize as memcheck
 
     if not submission.is_file():
         raise SubmissionNotFound(f"{submission}: no such file")
-    interpret = interpret or not launcher.cuda_present()
+    mode = True if interpret else None
     tool = memcheck.find_tool() if sanitize else None
-    if tool is not None and interpret:
-        raise JudgeError("--sanitize checks kernels on a CUDA device; none is in use here")
+    if tool is not None:
+        if interpret or not launcher.cuda_present():
+            raise JudgeError("--sanitize checks kernels on a CUDA device; none is in use here")
+        mode = False
     return {
-        "interpret": interpret,
+        "interpret": mode,
         "timing": timing,
         "cases": cases,
         "timeout_s": timeout,

@@ -30,6 +30,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
 from judge.core.results import RunReport
@@ -47,6 +48,7 @@ SHAPING = (  # environment variables that change what an import finds or does
     "LD_PRELOAD",
     "CUDA_HOME",
     "CUDA_PATH",
+    "CUDA_VISIBLE_DEVICES",  # which devices a run sees, and whether it sees one at all
     "TPUZZLE_CACHE",
     "TPUZZLE_TRUTH_CACHE_MB",
     "TPUZZLE_TRUTH_DISK_MB",
@@ -183,6 +185,8 @@ class Server:
         spec_dir = Path(message["spec_dir"])
         spec = load_spec(spec_dir / "puzzle.yaml")
         options = RunOptions(**fields_from_dict(message["options"]))
+        if options.interpret is None:  # the client's environment is this server's (SHAPING)
+            options = replace(options, interpret=not launcher.cuda_present())
         submission = Path(message["submission"])
         worker = launcher.launch(
             spec_dir / "puzzle.yaml",

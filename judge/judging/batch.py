@@ -265,9 +265,7 @@ class _Batch:
         self.options, self.launch, self.judge = options, launch, judge
         self.finished: queue.Queue = queue.Queue()
         self.lock = threading.Lock()
-        self.interpret = (
-            options.interpret if options.interpret is not None else not launcher.cuda_present()
-        )
+        self.interpret = launcher.interpreting(options.interpret)
         self.stopped = False
         self.live: set = set()  # workers started and not yet discarded
         self.ahead: AheadCompiles | None = None  # kernels compiled ahead on spare cores

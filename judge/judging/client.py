@@ -40,8 +40,7 @@ def judge_file(
             return request(spec.directory, submission, fields, progress)
         except OSError as exc:
             print(f"note: judging in this process ({exc})", file=sys.stderr)
-    if fields.get("interpret") is None:  # left to where it is judged: here
-        fields = {**fields, "interpret": not launcher.cuda_present()}
+    fields = {**fields, "interpret": launcher.interpreting(fields.get("interpret"))}  # judged here
     if not fields.get("sanitize"):
         launcher.zygote(bool(fields["interpret"]))  # imports while this process imports PyTorch
     from judge.judging import runner

@@ -119,7 +119,7 @@ def judged_once(
 
 
 def start_worker(spec: PuzzleSpec, submission: Path, options: RunOptions) -> WorkerProcess:
-    interpret = options.interpret if options.interpret is not None else not launcher.cuda_present()
+    interpret = launcher.interpreting(options.interpret)
     return launch(
         spec.directory / "puzzle.yaml", submission, interpret, options.gpu, options.sanitize
     )

@@ -185,8 +185,8 @@ class Server:
         spec_dir = Path(message["spec_dir"])
         spec = load_spec(spec_dir / "puzzle.yaml")
         options = RunOptions(**fields_from_dict(message["options"]))
-        if options.interpret is None:  # the client's environment is this server's (SHAPING)
-            options = replace(options, interpret=not launcher.cuda_present())
+        # a mode left undecided is decided here: the client's environment is this server's (SHAPING)
+        options = replace(options, interpret=launcher.interpreting(options.interpret))
         submission = Path(message["submission"])
         worker = launcher.launch(
             spec_dir / "puzzle.yaml",

@@ -419,6 +419,12 @@ def visible_device(index: int, environ: Mapping[str, str] | None = None) -> str:
     return str(index)
 
 
+def interpreting(choice: bool | None) -> bool:
+    """A run's mode: the interpreter when asked for (True) or refused (False); left undecided
+    (None), the interpreter exactly when no CUDA device is present."""
+    return choice if choice is not None else not cuda_present()
+
+
 def cuda_present() -> bool:
     """Whether a CUDA device is visible, asked of the driver directly (no PyTorch import)."""
     return cuda_device_count() > 0

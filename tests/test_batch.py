@@ -149,6 +149,21 @@ def test_setup_turns_the_command_line_into_options_and_lanes(monkeypatch):
         batch.setup(batch.Choices(gpus="0,1"))
 
 
+def test_setup_can_leave_the_mode_to_whoever_judges(monkeypatch):
+    def driver():
+        raise AssertionError("the driver was asked")
+
+    monkeypatch.setattr(batch.launcher, "cuda_present", driver)
+    plan = batch.setup(batch.Choices(), decide=False)
+    assert plan.options.interpret is None and plan.mode == "auto"
+    assert plan.devices == (None,) * batch.PER_GPU
+    assert batch.setup(batch.Choices(interpret=True), decide=False).mode == "interpreter"
+    with pytest.raises(AssertionError, match="the driver was asked"):  # --gpus needs devices
+        batch.setup(batch.Choices(gpus="0"), decide=False)
+    with pytest.raises(AssertionError, match="the driver was asked"):
+        batch.setup(batch.Choices())
+
+
 def test_setup_on_gpus_gives_per_gpu_lanes_per_device(monkeypatch):
     monkeypatch.setattr(batch.launcher, "cuda_present", lambda: True)
     plan = batch.setup(batch.Choices(gpus="1,3", jobs=4, per_gpu=1))

@@ -62,6 +62,19 @@ def test_plan_bench_selects_and_checks_the_plot(puzzles_root):
         batches.plan_bench(puzzles_root, "vector_add", [], CPU, plot=True)
 
 
+def test_a_bench_of_one_file_leaves_the_mode_to_the_server(puzzles_root, monkeypatch):
+    asked = []
+    monkeypatch.setattr(batch.launcher, "cuda_present", lambda: asked.append(1) or False)
+    monkeypatch.setenv("TPUZZLE_SERVER", "1")
+    one = batches.plan_bench(puzzles_root, "vector_add", [], batch.Choices())
+    assert one.setup.mode == "auto" and not asked  # the server decides, its driver initialised
+    two = batches.plan_bench(puzzles_root, None, ["relu", "vector_add"], batch.Choices())
+    assert two.setup.mode == "interpreter" and asked == [1]  # lanes of this process: decided
+    monkeypatch.setenv("TPUZZLE_SERVER", "0")
+    here = batches.plan_bench(puzzles_root, "vector_add", [], batch.Choices())
+    assert here.setup.mode == "interpreter" and asked == [1, 1]
+
+
 def test_bench_stores_streams_and_ticks_every_report_in_job_order(puzzles_root, tmp_path):
     plan = batches.plan_bench(puzzles_root, None, ["relu", "vector_add", "silu"], CPU)
     conn, stream, md = store.connect(tmp_path / "r.db"), tmp_path / "b.jsonl", tmp_path / "b.md"

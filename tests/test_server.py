@@ -185,14 +185,20 @@ def test_the_peer_of_a_connection_is_this_user():
         assert server.peer_uid(a) == os.getuid()
 
 
-def test_a_bench_of_one_puzzle_goes_through_the_server(served, vector_add):
+def test_a_bench_of_one_puzzle_goes_through_the_server(served, vector_add, monkeypatch):
+    """The server judges it, and chooses the mode: this process never asks the driver."""
     from judge.judging import batch
     from judge.records import batches
 
-    choices = batch.Choices(interpret=True)
-    plan = batches.plan_bench(None, "vector_add", [], choices)
+    def driver():
+        raise AssertionError("the client asked the driver")
+
+    monkeypatch.setattr(client.launcher, "cuda_present", driver)
+    plan = batches.plan_bench(None, "vector_add", [], batch.Choices())
+    assert plan.setup.mode == "auto"
     benched = batches.bench(plan)
     assert [r.verdict for r in benched.reports] == ["passed"]
+    assert benched.interpreted and benched.to_dict()["mode"] == "interpreter"
     assert client.control("ping")["judged"] == 1
 
 

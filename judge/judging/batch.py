@@ -94,18 +94,29 @@ class Setup:
 
     @property
     def mode(self) -> str:
+        """The mode: interpreter or gpu; auto where the choice is left to whoever judges."""
+        if self.options.interpret is None:
+            return "auto"
         return "interpreter" if self.options.interpret else "gpu"
 
 
-def setup(how: Choices, secret: str = "") -> Setup:
-    """The options and lanes of a batch; `secret` (else TPUZZLE_SECRET_SEED) seeds every case."""
+def setup(how: Choices, secret: str = "", decide: bool = True) -> Setup:
+    """The options and lanes of a batch; `secret` (else TPUZZLE_SECRET_SEED) seeds every case.
+
+    Without `decide` (a batch of one that the judge server takes, as `tpuzzle run` hands it a
+    file), and without --interpret or --gpus, the mode stays undecided: the server chooses
+    between the GPU and the interpreter with its driver already initialised, instead of this
+    process calling cuInit (about 0.2 s on an H100 machine)."""
     from judge.judging import options as run_options
 
     if how.jobs < 1:
         raise JudgeError(f"--jobs {how.jobs}: expected at least 1")
     if how.per_gpu < 1:
         raise JudgeError(f"--per-gpu {how.per_gpu}: expected at least 1")
-    interpret = how.interpret or not launcher.cuda_present()
+    if how.interpret or decide or how.gpus is not None:
+        interpret: bool | None = how.interpret or not launcher.cuda_present()
+    else:
+        interpret = None
     if how.gpus is not None and interpret:
         raise JudgeError("--gpus needs CUDA devices; without them, use --jobs for CPU lanes")
     gpus = parse_gpus(how.gpus) if how.gpus else None
@@ -116,7 +127,7 @@ def setup(how: Choices, secret: str = "") -> Setup:
         secret=secret or run_options.secret_from_env(),
         recalibrate=how.recalibrate,
     )
-    return Setup(options, tuple(lanes(gpus, None, interpret, how.jobs, how.per_gpu)))
+    return Setup(options, tuple(lanes(gpus, None, bool(interpret), how.jobs, how.per_gpu)))
 
 
 def judge_each(

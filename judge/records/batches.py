@@ -127,6 +127,11 @@ def served_each(jobs: Sequence[batch.Job], options, devices: Sequence[int | None
     yield 0, client.judge_file(job.spec, job.path, {**fields, "gpu": devices[0]})
 
 
+def served(jobs: Sequence[batch.Job]) -> bool:
+    """Whether `tpuzzle bench` hands its jobs to the local judge server: a batch of one."""
+    return len(jobs) == 1 and server.enabled()
+
+
 def _ignore(tick: Tick) -> None:
     pass
 
@@ -176,7 +181,7 @@ def plan_bench(
     """The shipped solutions, one puzzle's, or a directory's files (`catalogue.select`); with
     `plot`, one puzzle, timed at every test size as well."""
     jobs = catalogue.select(registry.puzzles_root(puzzles), target, list(only))
-    how = batch.setup(choices)
+    how = batch.setup(choices, decide=not (served(jobs) and not plot))
     if plot:
         if len(jobs) != 1:
             raise JudgeError(f"--plot draws one puzzle; {len(jobs)} were selected (name one)")
@@ -210,7 +215,7 @@ def bench(
         fields = {"index": index, "puzzle": job.spec.id, "submission": str(job.path)}
         tally.add(fields, job.spec.id, report)
 
-    if judge_each is None and len(plan.jobs) == 1 and server.enabled():
+    if judge_each is None and served(plan.jobs):
         judge_each = served_each
     with _tally(jsonl, start, len(plan.jobs), on_tick) as tally:
         _judge(plan.jobs, plan.setup, keep, judge_each)

@@ -181,7 +181,7 @@ def plan_bench(
     """The shipped solutions, one puzzle's, or a directory's files (`catalogue.select`); with
     `plot`, one puzzle, timed at every test size as well."""
     jobs = catalogue.select(registry.puzzles_root(puzzles), target, list(only))
-    how = batch.setup(choices, decide=not (served(jobs) and not plot))
+    how = batch.setup(choices, decide=plot or not served(jobs))
     if plot:
         if len(jobs) != 1:
             raise JudgeError(f"--plot draws one puzzle; {len(jobs)} were selected (name one)")

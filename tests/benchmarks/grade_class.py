@@ -6,8 +6,9 @@ Builds a class of vector_add submissions, half of them correct (the shipped solu
 wrong or crashing (every known-wrong solution in turn: wrong answers, a sys.exit, a segfault, an
 illegal address, an endless loop, a kernel that never ends, ...), then times one
 `tpuzzle grade CLASS --gpus G` per --gpus value (and per --per-gpu value), each a new process
-with an empty results database, and prints the wall time per submission and the speed-up of
-each over the first. With --unconfined-too, each is graded a second time with the workers unconfined
+with an empty results database, and prints the wall time per submission, the speed-up of
+each over the first, and the largest phases summed over the files (where the lanes' time
+went). With --unconfined-too, each is graded a second time with the workers unconfined
 (TPUZZLE_CONFINE=0 and --unconfined): what confinement costs.
 """
 
@@ -93,6 +94,17 @@ def main() -> None:
             f"verdicts {dict(verdicts)}",
             flush=True,
         )
+        print(f"  phases summed over the files: {phases_line(document)}", flush=True)
+
+
+def phases_line(document: dict, top: int = 10) -> str:
+    """The largest phases of a grading, each summed over its files (seconds of lane time: a
+    phase that waits, such as device_wait, is counted in each lane that waits)."""
+    summed: Counter = Counter()
+    for entry in document["entries"]:
+        for phase, seconds in (entry["report"].get("phases") or {}).items():
+            summed[phase] += seconds
+    return ", ".join(f"{phase} {seconds:.1f}" for phase, seconds in summed.most_common(top))
 
 
 if __name__ == "__main__":

@@ -15,6 +15,9 @@ class FakeTruth:
     def input_paths(self):
         return {"a_ptr": f"/sealed/{self.case.seed}/a"}
 
+    def timer_input_paths(self):
+        return {"a_ptr": f"/kept/{self.case.seed}/a"}
+
 
 class FakeTruths:
     """Hands out truths whose sealed files are named by their seed, and remembers the order."""
@@ -63,6 +66,7 @@ def test_the_truths_wanted_are_the_cases_then_each_timed_shape_s_sets(vector_add
     assert [c.seed for c in wanted] == [4, 7, 8, *p.recheck_seeds(BIG)]
     assert all(c.sizes == BIG.sizes for c in wanted[1:])
     assert p.wanted([SMALL], []) == [SMALL]
+    assert p.fresh_sets([BIG]) == wanted[3:]  # the timer's own
 
 
 def test_case_and_bench_commands_name_the_parent_s_sealed_inputs(vector_add):
@@ -84,6 +88,9 @@ def test_case_and_bench_commands_name_the_parent_s_sealed_inputs(vector_add):
     assert truths.asked == [4, 4, 5, 6, *fresh]  # the timed sets' truths before the fresh ones
     reference = p.reference_command(SMALL)
     assert reference["op"] == "time_reference" and reference["seeds"] == [4, 5, 6]
+    assert reference["inputs"] == [{"a_ptr": f"/kept/{s}/a"} for s in (4, 5, 6)]  # the timer's
+    check = p.check_command(SMALL, "case0", {"steps": []}, Path("kernels"))
+    assert check["inputs"] == {"a_ptr": "/kept/4/a"} and check["truths"]["c_ptr"]["n"] == 300
 
 
 def test_a_timed_worker_never_sees_the_fresh_sets_which_are_the_timer_s(vector_add, tmp_path):
@@ -94,7 +101,7 @@ def test_a_timed_worker_never_sees_the_fresh_sets_which_are_the_timer_s(vector_a
     assert not set(fresh) & set(command["seeds"])
     replay = p.replay_command(SMALL, "bench0", {"steps": []}, tmp_path)
     assert replay["op"] == "replay" and replay["seeds"] == fresh
-    assert replay["inputs"] == [{"a_ptr": f"/sealed/{s}/a"} for s in fresh]
+    assert replay["inputs"] == [{"a_ptr": f"/kept/{s}/a"} for s in fresh]  # the timer's files
     assert replay["truths"] == [
         {"c_ptr": {"path": f"/sealed/{s}/c", "dtype": "float64", "n": 300}} for s in fresh
     ]

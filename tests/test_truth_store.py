@@ -126,7 +126,7 @@ def test_every_dtype_round_trips(keep_every_truth):
     if hasattr(torch, "float8_e4m3fn"):
         tensors["f8"] = torch.arange(4, dtype=torch.float32).to(torch.float8_e4m3fn)
     assert truth_store.keep("round", tensors, {"m": torch.ones(2, 3)}, seconds=1.0)
-    initial, outputs = truth_store.load("round")
+    initial, outputs, _ = truth_store.load("round")
     assert outputs["m"].shape == (2, 3)
     for name, tensor in tensors.items():
         assert initial[name].dtype == tensor.dtype
@@ -138,5 +138,36 @@ def test_an_inout_buffer_is_counted_once_as_drawn_and_once_as_expected():
     assert truth_store.keep("inout", {"x": drawn}, {"x": expected}, seconds=1.0)
     meta = json.loads((truth_store.root() / "inout" / "meta.json").read_text())
     assert meta["nbytes"] == 100 * 4 + 100 * 8
-    initial, outputs = truth_store.load("inout")
+    initial, outputs, _ = truth_store.load("inout")
     assert initial["x"].dtype == torch.float32 and outputs["x"].dtype == torch.float64
+
+
+@pytest.mark.skipif(not truth.CAN_SEAL, reason="needs Linux memfd sealing")
+def test_the_timer_reads_a_kept_truth_from_the_store_s_files_and_the_worker_a_sealed_copy(
+    vector_add, keep_every_truth, monkeypatch
+):
+    monkeypatch.setattr(truth, "SEAL_MIN_BYTES", 0)
+    counted = Counted(vector_add)
+    made = truth.reference_truth(vector_add, counted, CASE)
+    kept = truth.reference_truth(vector_add, counted, CASE)
+    assert counted.calls == 1 and kept.kept and not made.kept
+    timer_inputs, outputs = kept.timer_input_paths(), kept.output_files()
+    shutil.rmtree(truth_store.root())  # the store makes room: what is held stays readable
+    for name, path in timer_inputs.items():
+        assert os.readlink(path).startswith(str(truth_store.root()))
+        assert os.readlink(path).endswith("(deleted)")
+        mapped = torch.from_file(path, shared=False, size=3000 * 4, dtype=torch.uint8)
+        assert torch.equal(mapped.view(torch.float32), made.initial[name])
+    assert torch.equal(outputs["c_ptr"].tensor(torch.float64), made.outputs["c_ptr"])
+    assert not kept.sealed_outputs  # nothing copied for the timer
+    # the worker never gets the store's files: a sealed copy, which nobody can write
+    worker = kept.input_paths()
+    assert set(worker) == {"a_ptr", "b_ptr"}
+    for path in worker.values():
+        assert os.readlink(path).startswith("/memfd:tpuzzle-input")
+        with pytest.raises(OSError):
+            with open(path, "r+b") as f:
+                f.write(b"\0" * 4)
+    # a truth computed here has no store's files: the timer reads the worker's sealed copies
+    assert made.timer_input_paths() == made.input_paths()
+    assert set(made.output_files()) == {"c_ptr"} and made.sealed_outputs

@@ -10,14 +10,23 @@ def cases(*seeds):
     return [Case(f"N={s}", (("N", s),), s) for s in seeds]
 
 
+class Made(tuple):
+    """A truth's stand-in, (seed, thread name), that counts the worker's copies made of it."""
+
+    def input_paths(self):
+        self.copied.append(self[0])
+        return {}
+
+
 def counting(monkeypatch, delay=0.0):
     """Truths stand-ins from the shared cache: (seed, thread name), after `delay` seconds."""
     computed = []
+    Made.copied = []
 
     def get(spec, reference, case):
         time.sleep(delay)
         computed.append(case.seed)
-        return case.seed, threading.current_thread().name
+        return Made((case.seed, threading.current_thread().name))
 
     monkeypatch.setattr(truths.truth_cache, "get", get)
     return computed
@@ -37,6 +46,17 @@ def test_a_truth_is_computed_once_per_key_in_the_background(vector_add, monkeypa
         assert found.get(cases(3)[0]) == (3, threading.current_thread().name)  # not wanted: now
     assert sorted(computed) == [1, 2, 3]
     assert found.get(one)[0] == 1 and len(computed) == 3  # kept
+
+
+def test_the_worker_s_copies_are_made_in_the_background_except_of_the_timer_s_own_sets(
+    vector_add, monkeypatch
+):
+    counting(monkeypatch)
+    found = truths.Truths(vector_add, reference=None)
+    wanted = cases(1, 2, 3)
+    with found.computing(wanted, timers=wanted[2:]):
+        assert [found.get(c)[0] for c in wanted] == [1, 2, 3]
+    assert sorted(Made.copied) == [1, 2]
 
 
 def test_truths_still_to_compute_are_left_undone_on_leaving(vector_add, monkeypatch):

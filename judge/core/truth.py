@@ -10,7 +10,6 @@ import fcntl
 import os
 import threading
 import time
-import weakref
 from collections import OrderedDict
 from typing import NamedTuple
 
@@ -19,6 +18,7 @@ import torch
 from judge.core import inputs, truth_store
 from judge.core.loader import LoadError, import_file
 from judge.core.spec import FLOAT_DTYPES, Case, PuzzleSpec
+from judge.core.truth_store import Held
 
 
 def load_reference(spec: PuzzleSpec):
@@ -26,29 +26,19 @@ def load_reference(spec: PuzzleSpec):
     return import_file(spec.directory / "reference.py", f"tpuzzle_reference_{spec.id}").reference
 
 
-class Sealed:
+class Sealed(Held):
     """A read-only copy of a tensor's bytes that another process can map: a Linux memfd sealed
     against every write, shrink and growth, readable by the worker at `path`. The worker maps
     the inputs the parent drew instead of drawing them again, and cannot change them for anyone.
     The file closes when this object is collected."""
 
     def __init__(self, tensor: torch.Tensor):
-        fd = os.memfd_create("tpuzzle-input", os.MFD_ALLOW_SEALING | os.MFD_CLOEXEC)
-        self._closer = weakref.finalize(self, os.close, fd)
+        super().__init__(os.memfd_create("tpuzzle-input", os.MFD_ALLOW_SEALING | os.MFD_CLOEXEC))
         raw = tensor.contiguous().view(-1).view(torch.uint8).numpy()
-        with open(fd, "wb", closefd=False) as f:
+        with open(self.fd, "wb", closefd=False) as f:
             f.write(memoryview(raw))
-        fcntl.fcntl(fd, fcntl.F_ADD_SEALS, SEALS)
-        self.path = f"/proc/{os.getpid()}/fd/{fd}"
+        fcntl.fcntl(self.fd, fcntl.F_ADD_SEALS, SEALS)
         self.nbytes = raw.nbytes
-
-    def tensor(self, dtype: torch.dtype) -> torch.Tensor:
-        """The sealed bytes, mapped (copy-on-write, so nothing reaches the file)."""
-        if self.nbytes == 0:
-            return torch.empty(0, dtype=dtype)
-        return torch.from_file(self.path, shared=False, size=self.nbytes, dtype=torch.uint8).view(
-            dtype
-        )
 
 
 SEALS = (
@@ -61,35 +51,60 @@ CAN_SEAL = hasattr(os, "memfd_create") and hasattr(fcntl, "F_ADD_SEALS")
 
 
 SEAL_MIN_BYTES = 1 << 20  # smaller input sets are drawn again by the worker: cheap, and no fd
-
-
-def sealed(
-    initial: dict[str, torch.Tensor], always: bool = False
-) -> tuple[dict[str, torch.Tensor], dict[str, Sealed]]:
-    """The drawn inputs moved into sealed files (mapped back, so memory is not doubled), with
-    the files; unchanged and no files for small sets (unless `always`: inputs stored beside the
-    puzzle, which a confined worker cannot read), or where the platform cannot seal (or has no
-    file descriptor left)."""
-    size = sum(t.numel() * t.element_size() for t in initial.values())
-    if not CAN_SEAL or (size < SEAL_MIN_BYTES and not always):
-        return initial, {}
-    try:
-        files = {name: Sealed(t) for name, t in initial.items()}
-    except OSError:
-        return initial, {}
-    return {name: files[name].tensor(t.dtype) for name, t in initial.items()}, files
+SEALING = threading.Lock()  # a truth's files are made once, whichever lane asks first
 
 
 class Truth(NamedTuple):
-    """What a case's buffers must hold: inputs as drawn, outputs as the reference computed."""
+    """What a case's buffers must hold: inputs as drawn, outputs as the reference computed;
+    and the files they travel in to the judge's processes, each made when first asked.
+
+    A confined worker reads its inputs from sealed copies only. The timer (the judge's own
+    process, unconfined) reads a truth kept on the disk from the store's files themselves,
+    held open (`kept`), and copies nothing; a truth computed here, from sealed copies too."""
 
     initial: dict[str, torch.Tensor]  # every drawn buffer (in and inout), native dtype
     outputs: dict[str, torch.Tensor]  # every out and inout buffer, float64 where a float
-    files: dict[str, Sealed]  # the drawn buffers, sealed for the worker (empty where unsupported)
+    travels: bool  # inputs go as files (large, or stored beside the puzzle); else drawn again
+    kept: dict[str, dict[str, Held]]  # the store's files ("initial", "outputs"), if read back
+    files: dict[str, Sealed]  # the drawn buffers, sealed for the worker when first asked
     sealed_outputs: dict[str, Sealed]  # the outputs, sealed for the timer when first asked
 
     def input_paths(self) -> dict[str, str]:
+        """Where a worker maps the drawn inputs: sealed copies (none for a small set, which the
+        worker draws again, nor where the platform cannot seal or no file descriptor is left)."""
+        if not (self.travels and CAN_SEAL):
+            return {}
+        with SEALING:
+            if not self.files:
+                try:
+                    made = {name: Sealed(t) for name, t in self.initial.items()}
+                except OSError:
+                    return {}
+                self.files.update(made)
+                if not self.kept:  # drawn here: read back from the files, not held twice
+                    for name, t in self.initial.items():
+                        self.initial[name] = made[name].tensor(t.dtype).view(t.shape)
         return {name: f.path for name, f in self.files.items()}
+
+    def timer_input_paths(self) -> dict[str, str]:
+        """Where the timer maps the drawn inputs: the store's files when kept there, else the
+        worker's sealed copies."""
+        if self.kept and self.travels:
+            return {name: f.path for name, f in self.kept["initial"].items()}
+        return self.input_paths()
+
+    def output_files(self) -> dict[str, Held]:
+        """The expected outputs as files the timer maps: the store's when kept there, else
+        sealed copies (the truth then reads its outputs from them, not holding them twice)."""
+        if self.kept:
+            return self.kept["outputs"]
+        with SEALING:
+            if not self.sealed_outputs:
+                for name, tensor in self.outputs.items():
+                    self.sealed_outputs[name] = Sealed(tensor)
+                    mapped = self.sealed_outputs[name].tensor(tensor.dtype)
+                    self.outputs[name] = mapped.view(tensor.shape)
+        return self.sealed_outputs
 
 
 def reference_truth(spec: PuzzleSpec, reference, case: Case) -> Truth:
@@ -100,14 +115,15 @@ def reference_truth(spec: PuzzleSpec, reference, case: Case) -> Truth:
     name = truth_store.key(spec, case)
     kept = truth_store.load(name)
     if kept is not None:
-        drawn, outputs = kept
+        drawn, outputs, files = kept
     else:
         started = time.perf_counter()
         drawn = inputs.pristine(spec, case.size_map, case.seed, case.draw)
         outputs = computed(spec, reference, case, drawn)
         truth_store.keep(name, drawn, outputs, time.perf_counter() - started)
-    initial, files = sealed(drawn, stored)
-    return Truth(initial, outputs, files, {})
+        files = {}
+    size = sum(t.numel() * t.element_size() for t in drawn.values())
+    return Truth(drawn, outputs, stored or size >= SEAL_MIN_BYTES, files, {}, {})
 
 
 def computed(spec: PuzzleSpec, fn, case: Case, initial: dict[str, torch.Tensor]) -> dict:

@@ -24,7 +24,9 @@ import os
 import shutil
 import tempfile
 import time
+import weakref
 from pathlib import Path
+from typing import NamedTuple
 
 import torch
 
@@ -98,9 +100,42 @@ def _judge_digest() -> str:
     return digest.hexdigest()
 
 
-def load(name: str) -> tuple[dict[str, torch.Tensor], dict[str, torch.Tensor]] | None:
+class Held:
+    """An open file the judge's own processes read at `path` (this process's /proc/PID/fd/N),
+    closed when this object is collected. A kept truth's files are held while a truth uses them,
+    so the store may remove them meanwhile to make room: what is open stays readable."""
+
+    def __init__(self, fd: int):
+        self.fd = fd
+        self._closer = weakref.finalize(self, os.close, fd)
+        self.path = f"/proc/{os.getpid()}/fd/{fd}"
+        self.nbytes = os.fstat(fd).st_size
+
+    @classmethod
+    def opened(cls, path: Path) -> Held:
+        return cls(os.open(path, os.O_RDONLY | os.O_CLOEXEC))
+
+    def tensor(self, dtype: torch.dtype) -> torch.Tensor:
+        """The file's bytes, mapped (copy-on-write, so nothing reaches the file)."""
+        if self.nbytes == 0:
+            return torch.empty(0, dtype=dtype)
+        return torch.from_file(self.path, shared=False, size=self.nbytes, dtype=torch.uint8).view(
+            dtype
+        )
+
+
+class Kept(NamedTuple):
+    """A truth read back from the store: its tensors, mapped from the files held open."""
+
+    initial: dict[str, torch.Tensor]  # the drawn inputs
+    outputs: dict[str, torch.Tensor]  # the expected outputs
+    files: dict[str, dict[str, Held]]  # "initial" and "outputs": each tensor's file, by name
+
+
+def load(name: str) -> Kept | None:
     """The drawn inputs and expected outputs kept under `name`, mapped from their files
-    (copy-on-write: nothing reaches the files); None when not kept or unreadable."""
+    (copy-on-write: nothing reaches the files), which stay open with the truth; None when not
+    kept or unreadable."""
     if budget_bytes() <= 0:
         return None
     folder = root() / name
@@ -108,27 +143,31 @@ def load(name: str) -> tuple[dict[str, torch.Tensor], dict[str, torch.Tensor]] |
         meta = json.loads((folder / "meta.json").read_text())
         if meta.get("format") != FORMAT:
             return None
-        found = tuple(
-            {entry["name"]: _mapped(folder, entry) for entry in meta[part]}
+        files = {
+            part: {entry["name"]: _held(folder, entry) for entry in meta[part]}
             for part in ("initial", "outputs")
-        )
+        }
+        tensors = [
+            {entry["name"]: _mapped(files[part][entry["name"]], entry) for entry in meta[part]}
+            for part in ("initial", "outputs")
+        ]
         os.utime(folder / "meta.json")  # read now: the last to go
     except (OSError, ValueError, KeyError, TypeError, AttributeError, RuntimeError):
         return None
-    return found
+    return Kept(*tensors, files)
 
 
-def _mapped(folder: Path, entry: dict) -> torch.Tensor:
-    dtype = getattr(torch, entry["dtype"])
-    shape = tuple(entry["shape"])
-    nbytes = entry["nbytes"]
+def _held(folder: Path, entry: dict) -> Held:
     path = folder / entry["file"]
-    if path.stat().st_size != nbytes:
-        raise ValueError(f"{path}: {path.stat().st_size} bytes, expected {nbytes}")
-    if nbytes == 0:
-        return torch.empty(shape, dtype=dtype)
-    raw = torch.from_file(str(path), shared=False, size=nbytes, dtype=torch.uint8)
-    return raw.view(dtype).view(shape)
+    held = Held.opened(path)
+    if held.nbytes != entry["nbytes"]:
+        raise ValueError(f"{path}: {held.nbytes} bytes, expected {entry['nbytes']}")
+    return held
+
+
+def _mapped(held: Held, entry: dict) -> torch.Tensor:
+    dtype = getattr(torch, entry["dtype"])
+    return held.tensor(dtype).view(tuple(entry["shape"]))
 
 
 def keep(

@@ -63,9 +63,14 @@ class Plan:
         each timed benchmark's input sets with the fresh sets of their re-check."""
         wanted = list(cases)
         for case in timed:
-            seeds = self.bench_seeds(case) + self.recheck_seeds(case)
-            wanted += [replace(case, seed=seed) for seed in seeds]
+            wanted += [replace(case, seed=seed) for seed in self.bench_seeds(case)]
+            wanted += self.fresh_sets([case])
         return wanted
+
+    def fresh_sets(self, timed: list[Case]) -> list[Case]:
+        """The input sets only the timer reads: the fresh sets of each timed shape's re-check
+        (the worker never sees them)."""
+        return [replace(case, seed=seed) for case in timed for seed in self.recheck_seeds(case)]
 
     def largest(self, cases: list[Case]) -> Case:
         """The case with the most elements in its buffers."""
@@ -88,14 +93,15 @@ class Plan:
 
     # ------------------------------------------------------------------------ commands
 
-    def case_command(self, case: Case, seed: int | list[int]) -> dict:
-        """A command's sizes and input sets: seeds, and the sealed files of the drawn inputs."""
+    def case_command(self, case: Case, seed: int | list[int], timer: bool = False) -> dict:
+        """A command's sizes and input sets: seeds, and the files of the drawn inputs (those
+        the timer reads, with `timer`; else the worker's sealed copies)."""
         own = self.spec.variant(case.draw)
         scalars = dict(own.scalars) if own is not None else {}
         shared = {"sizes": case.size_map, "draw": case.draw, "scalars": scalars}
         if isinstance(seed, list):
-            return {**shared, "seeds": seed, "inputs": self.input_paths(case, seed)}
-        return {**shared, "seed": seed, "inputs": self.input_paths(case, [seed])[0]}
+            return {**shared, "seeds": seed, "inputs": self.input_paths(case, seed, timer)}
+        return {**shared, "seed": seed, "inputs": self.input_paths(case, [seed], timer)[0]}
 
     def bench_command(self, case: Case, recheck: bool) -> dict:
         """A benchmark's input sets; with `recheck` (untimed runs, where no timer checks fresh
@@ -117,7 +123,7 @@ class Plan:
             "sizes": case.size_map,
             "draw": case.draw,
             "seeds": seeds,
-            "inputs": self.input_paths(case, seeds),
+            "inputs": self.input_paths(case, seeds, timer=True),
             "truths": [self.truths.output_files(replace(case, seed=s)) for s in seeds],
         }
 
@@ -140,7 +146,7 @@ class Plan:
         return {
             "op": "check_case",
             "tag": tag,
-            **self.case_command(case, case.seed),
+            **self.case_command(case, case.seed, timer=True),
             "truths": self.truths.output_files(case),
             "sequence": sequence,
             "kernels": str(kernels),
@@ -148,11 +154,16 @@ class Plan:
 
     def reference_command(self, case: Case) -> dict:
         """Time the reference on a benchmark's input sets (before any submission is loaded)."""
-        return {"op": "time_reference", **self.case_command(case, self.bench_seeds(case))}
+        return {
+            "op": "time_reference",
+            **self.case_command(case, self.bench_seeds(case), timer=True),
+        }
 
-    def input_paths(self, case: Case, seeds: list[int]) -> list[dict[str, str]]:
-        """The sealed files of each seed's drawn inputs (empty for small sets)."""
-        return [self.truths.get(replace(case, seed=s)).input_paths() for s in seeds]
+    def input_paths(self, case: Case, seeds: list[int], timer: bool = False) -> list[dict]:
+        """The files of each seed's drawn inputs (empty for small sets): the worker's sealed
+        copies, or with `timer` those the timer reads (judge.core.truth.Truth)."""
+        found = [self.truths.get(replace(case, seed=s)) for s in seeds]
+        return [t.timer_input_paths() if timer else t.input_paths() for t in found]
 
     def buffer_files(self, directory: Path, tag: str) -> dict[str, str]:
         """Where the worker leaves each buffer of a call: named by the parent, never taken from

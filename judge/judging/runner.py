@@ -175,7 +175,8 @@ class Session:
         # The truths are computed in the background, in the order they are needed, from now on
         # (while the worker imports torch) until the worker's cases and benchmarks need them.
         timed = self.bench_cases if self.timed else []
-        with self.truths.computing(self.plan.wanted(self.cases, timed)):
+        wanted = self.plan.wanted(self.cases, timed)
+        with self.truths.computing(wanted, self.plan.fresh_sets(timed)):
             return self.judged()
 
     def judged(self) -> RunReport:

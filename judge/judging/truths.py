@@ -8,13 +8,12 @@ worker's cases and benchmarks need them.
 from __future__ import annotations
 
 import contextlib
-import threading
 from collections.abc import Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 
 from judge.core.spec import Case, PuzzleSpec
 from judge.core.truth import CACHE as truth_cache
-from judge.core.truth import Sealed, Truth
+from judge.core.truth import Truth
 
 TRUTH_THREADS = 2  # truths computed side by side in the parent while the worker runs
 
@@ -34,12 +33,15 @@ class Truths:
         self.pending: dict[tuple, Future] = {}
 
     @contextlib.contextmanager
-    def computing(self, wanted: list[Case]) -> Iterator[Truths]:
+    def computing(self, wanted: list[Case], timers: list[Case] = ()) -> Iterator[Truths]:
         """Compute the truths of `wanted` in the background, in that order, while the block
-        runs; on leaving it, those still to compute are left undone (an early verdict)."""
+        runs, with the worker's sealed copies of their inputs, except for the sets in `timers`
+        (read by the timer alone); on leaving it, those still to compute are left undone (an
+        early verdict)."""
+        theirs = {truth_key(c) for c in timers}
         with ThreadPoolExecutor(TRUTH_THREADS, thread_name_prefix="truth") as pool:
             self.pending = {
-                key: pool.submit(truth_cache.get, self.spec, self.reference, case)
+                key: pool.submit(self.made, case, key not in theirs)
                 for key, case in {truth_key(c): c for c in wanted}.items()
             }
             try:
@@ -47,6 +49,13 @@ class Truths:
             finally:
                 for future in self.pending.values():
                     future.cancel()
+
+    def made(self, case: Case, for_worker: bool) -> Truth:
+        """The case's truth, with the worker's sealed copies of its inputs if `for_worker`."""
+        truth = truth_cache.get(self.spec, self.reference, case)
+        if for_worker:
+            truth.input_paths()
+        return truth
 
     def get(self, case: Case) -> Truth:
         """The case's inputs and expected outputs: waited for when they were among those being
@@ -60,24 +69,14 @@ class Truths:
         return self.done[key]
 
     def output_files(self, case: Case) -> dict[str, dict]:
-        """The case's expected outputs as sealed files the timer maps (path, dtype, elements):
-        the timer checks the calls it replays against them on the device. Sealed once per
-        truth (kept with it in the cache), the truth then reading its outputs from the files."""
+        """The case's expected outputs as files the timer maps (path, dtype, elements): the
+        timer checks the calls it replays against them on the device."""
         truth = self.get(case)
-        with SEALING:
-            files = truth.sealed_outputs
-            if not files:
-                for name, tensor in truth.outputs.items():
-                    files[name] = Sealed(tensor)
-                    truth.outputs[name] = files[name].tensor(tensor.dtype).view(tensor.shape)
         return {
             name: {
-                "path": sealed.path,
+                "path": held.path,
                 "dtype": str(truth.outputs[name].dtype).removeprefix("torch."),
                 "n": truth.outputs[name].numel(),
             }
-            for name, sealed in files.items()
+            for name, held in truth.output_files().items()
         }
-
-
-SEALING = threading.Lock()  # one truth's outputs are sealed once, whichever lane asks first

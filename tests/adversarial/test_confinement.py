@@ -80,6 +80,9 @@ attempt("connect_tcp", lambda: socket.create_connection(("127.0.0.1", {port}), t
 attempt("send_udp", lambda: socket.socket(socket.AF_INET, socket.SOCK_DGRAM).sendto(
     b"x", ("127.0.0.1", {port})))
 attempt("unix_socket", lambda: socket.socket(socket.AF_UNIX).connect({unix!r}))
+attempt("read_judge_fds", lambda: [
+    open(f"/proc/{judge_pid}/fd/{{fd}}", "rb").read(1) for fd in os.listdir("/proc/{judge_pid}/fd")
+])
 attempt("signal_judge", lambda: os.kill({judge_pid}, 0))
 attempt("signal_parent", lambda: os.kill(os.getppid(), 0))
 own = own_folder_text()
@@ -225,7 +228,8 @@ def attempts(output: str) -> dict[str, str]:
 
 SNOOPS = ("read_neighbour", "list_class", "read_catalogue", "list_catalogue", "list_home",
           "read_results", "list_truths", "read_hidden_truth", "write_outside", "connect_tcp",
-          "send_udp", "unix_socket", "signal_judge", "signal_parent")  # fmt: skip
+          "send_udp", "unix_socket", "read_judge_fds", "signal_judge",
+          "signal_parent")  # fmt: skip
 
 
 def check_snooper(course, interpret: bool) -> None:

@@ -40,6 +40,30 @@ def test_randint_draw():
     assert x.dtype == torch.int32 and int(x.min()) == 0 and int(x.max()) == 6
 
 
+@pytest.mark.parametrize(
+    "draw, override",
+    [(Draw("uniform", -2, 3), ""), (Draw("normal", std=2.0), ""), (Draw("randint", 0, 9), ""),
+     (Draw("uniform", -2, 3), "mixed")],
+)  # fmt: skip
+def test_a_large_draw_fills_its_chunks_side_by_side_each_from_a_generator_of_its_own(
+    draw, override, monkeypatch
+):
+    dtype = "int32" if draw.dist == "randint" else "float32"
+    arg = Arg(name="x", role="in", dtype=dtype, shape=("N",), draw=draw)
+    monkeypatch.setattr(inputs, "DRAW_CHUNK", 1000)
+    monkeypatch.setattr(inputs, "_drawing", None)
+    monkeypatch.setattr(inputs, "DRAW_THREADS", 1)
+    alone = inputs.draw_input(arg, 3500, seed=8, override=override)
+    monkeypatch.setattr(inputs, "_drawing", None)
+    monkeypatch.setattr(inputs, "DRAW_THREADS", 4)
+    side_by_side = inputs.draw_input(arg, 3500, seed=8, override=override)
+    assert torch.equal(alone, side_by_side)  # the threads change nothing
+    # the first chunk is what one generator seeded by the argument alone draws
+    assert torch.equal(inputs.draw_input(arg, 1000, seed=8, override=override), alone[:1000])
+    chunks = [alone[i : i + 1000] for i in range(0, 3500, 1000)]
+    assert len({tuple(c[:8].tolist()) for c in chunks}) == 4  # no chunk repeats another
+
+
 def test_sentinels_are_nan_for_floats_and_fixed_for_ints():
     assert math.isnan(float(inputs.sentinel("float32")))
     assert math.isnan(float(inputs.sentinel("float16")))

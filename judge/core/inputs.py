@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import hashlib
 import os
+import threading
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -86,6 +88,12 @@ def arg_seed(seed: int, arg: Arg) -> int:
     return int.from_bytes(digest[:8], "little") & ((1 << 63) - 1)
 
 
+DRAW_CHUNK = 1 << 22  # elements each generator of a large draw fills, side by side
+DRAW_THREADS = max(1, min(8, os.cpu_count() or 1))  # threads filling a large draw's chunks
+_drawing: ThreadPoolExecutor | None = None  # made when a draw first needs it
+_drawing_made = threading.Lock()
+
+
 def draw_input(
     arg: Arg,
     n: int,
@@ -94,31 +102,60 @@ def draw_input(
     sizes: dict[str, int] | None = None,
     own: Draw | None = None,
 ) -> torch.Tensor:
-    """The values of one input buffer, drawn on the CPU from a generator seeded per argument
-    (with `own`, the case's draw of it instead of the argument's)."""
-    rng = np.random.default_rng(arg_seed(seed, arg))
-    dtype = torch_dtype(arg.dtype)
+    """The values of one input buffer, drawn on the CPU from generators seeded per argument
+    (with `own`, the case's draw of it instead of the argument's). Each DRAW_CHUNK elements
+    come from a generator of their own, chunks filled side by side: the first from the
+    argument's seed alone (a buffer of one chunk is the same as one generator would draw),
+    chunk i from (that seed, i)."""
     draw = own or arg.draw or Draw(dist="uniform")
     draw = replace(
         draw,
         low=float(evaluate(draw.low, sizes or {})),
         high=float(evaluate(draw.high, sizes or {})),
     )
-    if override == "mixed" and arg.dtype in FLOAT_DTYPES:
-        return torch.from_numpy(_mixed(n, rng, draw)).to(dtype)
+    dtype = torch_dtype(arg.dtype)
     if draw.dist == "full":
         return torch.full((n,), draw.value, dtype=torch.float64).to(dtype)
-    if draw.dist == "randint":
-        values = rng.integers(int(draw.low), int(draw.high), n, dtype=np.int64)
-    elif draw.dist == "normal":
-        values = rng.standard_normal(n, dtype=np.float32)
-        values *= np.float32(draw.std)
-        values += np.float32(draw.mean)
+    mixed = override == "mixed" and arg.dtype in FLOAT_DTYPES
+    kind = np.float64 if mixed else np.int64 if draw.dist == "randint" else np.float32
+    values = np.empty(n, dtype=kind)
+    root = arg_seed(seed, arg)
+
+    def fill(i: int) -> None:
+        rng = np.random.default_rng(root if i == 0 else [root, i])
+        _drawn(rng, values[i * DRAW_CHUNK : (i + 1) * DRAW_CHUNK], draw, mixed)
+
+    chunks = -(-n // DRAW_CHUNK)
+    if chunks <= 1:
+        fill(0)
     else:
-        values = rng.random(n, dtype=np.float32)
-        values *= np.float32(draw.high - draw.low)
-        values += np.float32(draw.low)
+        list(_pool().map(fill, range(chunks)))
     return torch.from_numpy(values).to(dtype)
+
+
+def _drawn(rng: np.random.Generator, out: np.ndarray, draw: Draw, mixed: bool) -> None:
+    """Fill `out` with values of `draw` from one generator (`mixed`: the float mix of zeros and
+    magnitudes)."""
+    if mixed:
+        out[:] = _mixed(len(out), rng, draw)
+    elif draw.dist == "randint":
+        out[:] = rng.integers(int(draw.low), int(draw.high), len(out), dtype=np.int64)
+    elif draw.dist == "normal":
+        rng.standard_normal(out=out, dtype=np.float32)
+        out *= np.float32(draw.std)
+        out += np.float32(draw.mean)
+    else:
+        rng.random(out=out, dtype=np.float32)
+        out *= np.float32(draw.high - draw.low)
+        out += np.float32(draw.low)
+
+
+def _pool() -> ThreadPoolExecutor:
+    global _drawing
+    with _drawing_made:
+        if _drawing is None:
+            _drawing = ThreadPoolExecutor(DRAW_THREADS, thread_name_prefix="tpuzzle-draw")
+        return _drawing
 
 
 def _mixed(n: int, rng: np.random.Generator, draw: Draw) -> np.ndarray:

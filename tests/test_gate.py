@@ -223,6 +223,40 @@ def test_no_probe_while_a_checking_is_young_or_cannot_be_stopped():
     assert timed2.wait(5)
 
 
+def test_a_timing_stops_every_other_judging_s_worker_and_waits_for_a_quiet_device():
+    gate = DeviceGate(retry_s=0.05)
+    mine, theirs, idle = Process(), Process(), Process()
+    asked = []
+
+    def quiet() -> bool:
+        asked.append((mine.paused, theirs.paused, idle.paused))
+        return len(asked) >= 3  # what they left running ends after two probes
+
+    with gate.joined(mine), gate.joined(theirs), gate.joined(idle):
+        busy = []
+        with gate.timing(quiet, own=(mine,), busy=lambda: busy.append(1)):
+            # outside both sections, a worker's threads could still launch kernels: stopped
+            assert theirs.paused and idle.paused and not mine.paused
+        assert asked == [(False, True, True)] * 3 and busy == []
+        assert not theirs.paused and not idle.paused  # they go on once the timing ends
+        with gate.timing(quiet, own=(mine,)):
+            assert theirs.paused
+    with gate.timing(lambda: asked.append("alone") or True):
+        pass  # no other judging joined: nothing to stop, no probe
+    assert asked[-1] != "alone"
+
+
+def test_a_device_that_stays_busy_is_timed_after_the_wait_and_the_report_told():
+    gate = DeviceGate(retry_s=0.05, quiet_wait_s=0.3)
+    theirs, probes, busy = Process(), [], []
+    with gate.joined(theirs):
+        started = time.monotonic()
+        with gate.timing(lambda: probes.append(1) or False, busy=lambda: busy.append(1)):
+            assert theirs.paused
+        assert 0.3 <= time.monotonic() - started < 3
+    assert busy == [1] and len(probes) >= 3 and not theirs.paused
+
+
 HOG = """
 import sys, time, torch, triton, triton.language as tl
 

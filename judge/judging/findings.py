@@ -46,6 +46,11 @@ class Findings:
         self.notes: list[str] = []
         self.phases: dict[str, float] = {}
 
+    def note(self, text: str) -> None:
+        """A note for the reader, once however often it is told."""
+        if text not in self.notes:
+            self.notes.append(text)
+
     @contextlib.contextmanager
     def phase(self, name: str, total: int = 0) -> Iterator[None]:
         """Accumulate the wall time spent in one phase of the run, for the report; tell the

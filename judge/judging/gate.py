@@ -21,6 +21,13 @@ never ends, until its timeout):
   longer, since the device shares its time between them). Quiet (an endless loop in Python, a
   compile), the timing goes ahead and the stopped processes go on (SIGCONT) when it ends; busy
   (a kernel that never ends), they go on at once and the timing asks again every QUIET_RETRY_S.
+
+A submission's code may also run while its judging is outside both sections (a thread it
+started on import, launching kernels while its lane waits for the gate). So every judging of the
+device registers its worker for its whole length (`joined`), and a timing stops the workers of
+every other judging (SIGSTOP) before it begins and lets them go on when it ends. Work one of them
+queued before it was stopped may still be running: the timing's timer probes the device until
+it is quiet (at most QUIET_WAIT_S; past that the timing goes ahead and its report says so).
 """
 
 from __future__ import annotations
@@ -34,6 +41,7 @@ from typing import Protocol
 
 STALLED_S = 2.0  # a checking this long, begun before a timing waited, lets others check meanwhile
 QUIET_RETRY_S = 0.5  # how often a timing held up by stalled checkings asks whether it may pass
+QUIET_WAIT_S = 10.0  # how long a timing waits for work the workers it stopped left running
 
 
 class Pausable(Protocol):
@@ -49,14 +57,33 @@ class DeviceGate:
     exclusive, and a judging waiting to time lets no new checking start, unless a checking
     begun before the wait has stalled (see the module's note)."""
 
-    def __init__(self, stalled_s: float = STALLED_S, retry_s: float = QUIET_RETRY_S):
+    def __init__(
+        self,
+        stalled_s: float = STALLED_S,
+        retry_s: float = QUIET_RETRY_S,
+        quiet_wait_s: float = QUIET_WAIT_S,
+    ):
         self.changed = threading.Condition()
         self.checkers: dict[int, float] = {}  # when each judging inside checking() entered
         self.processes: dict[int, tuple[Pausable, ...]] = {}  # each checker's processes
         self.timing_now = False  # one judging inside timing()
         self.waiting: dict[int, float] = {}  # when each judging waiting to time began to
-        self.stalled_s, self.retry_s = stalled_s, retry_s
+        self.members: dict[int, tuple[Pausable, ...]] = {}  # each judging's workers (`joined`)
+        self.stalled_s, self.retry_s, self.quiet_wait_s = stalled_s, retry_s, quiet_wait_s
         self.tokens = itertools.count()
+
+    @contextlib.contextmanager
+    def joined(self, *processes: Pausable) -> Iterator[None]:
+        """For a judging's whole length: its submission's `processes` (its worker), stopped
+        while another judging of the device times."""
+        token = next(self.tokens)
+        with self.changed:
+            self.members[token] = processes
+        try:
+            yield
+        finally:
+            with self.changed:
+                del self.members[token]
 
     def _stalled(self, token: int, now: float) -> bool:
         return now - self.checkers[token] > self.stalled_s
@@ -109,9 +136,16 @@ class DeviceGate:
         return None
 
     @contextlib.contextmanager
-    def timing(self, quiet: Callable[[], bool] | None = None) -> Iterator[None]:
-        """Inside, the judging has the device to itself; `quiet` (its timer's probe) lets it
-        pass checkings that have all stalled."""
+    def timing(
+        self,
+        quiet: Callable[[], bool] | None = None,
+        own: tuple[Pausable, ...] = (),
+        busy: Callable[[], None] | None = None,
+    ) -> Iterator[None]:
+        """Inside, the judging has the device to itself: every other judging's workers are
+        stopped (its `own` go on), and `quiet` (its timer's probe) has found the device quiet,
+        or `busy` was told it did not within QUIET_WAIT_S. `quiet` also lets it pass checkings
+        that have all stalled."""
         token = next(self.tokens)
         stopped: list[Pausable] = []
         with self.changed:
@@ -125,23 +159,52 @@ class DeviceGate:
                 self.changed.wait(timeout=self.retry_s if self.checkers else None)
             del self.waiting[token]
             self.timing_now = True
+            others = [
+                p
+                for processes in self.members.values()
+                for p in processes
+                if not any(p is q for q in (*own, *stopped))
+            ]
         try:
+            for process in others:
+                process.pause()
+            if others and quiet is not None and not self._quieted(quiet) and busy is not None:
+                busy()
             yield
         finally:
             with self.changed:
-                for process in stopped:
+                for process in (*stopped, *others):
                     process.resume()
                 self.timing_now = False
                 self.changed.notify_all()
+
+    def _quieted(self, quiet: Callable[[], bool]) -> bool:
+        """Whether the device fell quiet within QUIET_WAIT_S (work the stopped workers left
+        running ended), asked every QUIET_RETRY_S."""
+        deadline = time.monotonic() + self.quiet_wait_s
+        while True:
+            try:
+                if quiet():
+                    return True
+            except Exception:  # noqa: BLE001 - no answer is not a quiet device
+                pass
+            if time.monotonic() >= deadline:
+                return False
+            time.sleep(self.retry_s)
 
 
 class Alone:
     """The gate of a judging that has its device to itself: both sections are free."""
 
     @contextlib.contextmanager
+    def joined(self, *processes: Pausable) -> Iterator[None]:
+        yield
+
+    @contextlib.contextmanager
     def checking(self, *processes: Pausable) -> Iterator[None]:
         yield
 
     @contextlib.contextmanager
-    def timing(self, quiet: Callable[[], bool] | None = None) -> Iterator[None]:
+    def timing(self, *_given, **_named) -> Iterator[None]:
+        """Free, whatever the judging offers to probe or keep going."""
         yield

@@ -25,7 +25,7 @@ from judge.core.truth import CACHE as truth_cache
 from judge.core.truth import Truth, load_reference
 from judge.judging import measure, timer, verify
 from judge.judging.findings import Findings, fallback_env
-from judge.judging.gate import Alone, DeviceGate
+from judge.judging.gate import QUIET_WAIT_S, Alone, DeviceGate
 from judge.judging.measure import calibration_key
 from judge.judging.options import RunOptions, secret_from_env
 from judge.judging.plan import Plan, mix_seed
@@ -51,6 +51,11 @@ __all__ = [  # what others import from here (from SECRET_ENV on, defined elsewhe
 ]
 
 STARTUP_TIMEOUT_S = 180.0  # importing torch and triton, creating the CUDA context
+BUSY_NOTE = (
+    "the device was still busy with work of another process when this submission was timed "
+    f"(not quiet {QUIET_WAIT_S:g} s after the other judgings' workers were stopped): "
+    "its times may be too long"
+)
 
 
 DEFAULT_OPTIONS = RunOptions()
@@ -176,7 +181,9 @@ class Session:
         # (while the worker imports torch) until the worker's cases and benchmarks need them.
         timed = self.bench_cases if self.timed else []
         wanted = self.plan.wanted(self.cases, timed)
-        with self.truths.computing(wanted, self.plan.fresh_sets(timed)):
+        fresh = self.plan.fresh_sets(timed)
+        # the worker is stopped whenever another judging of the device times (gate.DeviceGate)
+        with self.gate.joined(self.worker), self.truths.computing(wanted, fresh):
             return self.judged()
 
     def judged(self) -> RunReport:
@@ -218,7 +225,11 @@ class Session:
         """The gate's exclusive section, which may pass stalled checkings once this judging's
         timer finds the device quiet."""
         timer_ = self.timer
-        return self.gate.timing(None if timer_ is None else lambda: timer.quiet(timer_))
+        return self.gate.timing(
+            None if timer_ is None else lambda: timer.quiet(timer_),
+            own=(self.worker,),
+            busy=lambda: self.found.note(BUSY_NOTE),
+        )
 
     @contextlib.contextmanager
     def gated(self, section: contextlib.AbstractContextManager) -> Iterator[None]:

@@ -279,16 +279,17 @@ class WorkerProcess:
         return self.paused_s + (time.monotonic() - at if at is not None else 0.0)
 
     def _signal(self, sig: int) -> bool:
-        """Signal the worker's group; a stop or a go also reaches each descendant that left
-        the group (a submission's helper that called setsid)."""
+        """Signal the worker's group; a stop, a go or a kill also reaches each descendant that
+        left the group (a submission's helper that called setsid)."""
+        walked = sig in (signal.SIGSTOP, signal.SIGCONT, signal.SIGKILL)
+        descendants = watchdog.tree(self.proc.pid)[1:] if walked else []  # before any dies
         try:
             os.killpg(self.proc.pid, sig)
         except (ProcessLookupError, PermissionError):
             return False
-        if sig in (signal.SIGSTOP, signal.SIGCONT):
-            for pid in watchdog.tree(self.proc.pid)[1:]:
-                with contextlib.suppress(OSError):
-                    os.kill(pid, sig)
+        for pid in descendants:
+            with contextlib.suppress(OSError):
+                os.kill(pid, sig)
         return True
 
     # ------------------------------------------------------------------------ ending
@@ -303,7 +304,9 @@ class WorkerProcess:
             if self.stopped:
                 return
             self.stopped = True
-            self.resume()  # stopped while another judging timed: let it read the exit
+            with self.pausing:
+                if self.paused_at is not None:  # stopped while another judging times: not let
+                    self._signal(signal.SIGKILL)  # go on for a moment to read the exit
             self._stop()
 
     def _stop(self) -> None:

@@ -255,6 +255,15 @@ def test_a_device_that_stays_busy_is_timed_after_the_wait_and_the_report_told():
             assert theirs.paused
         assert 0.3 <= time.monotonic() - started < 3
     assert busy == [1] and len(probes) >= 3 and not theirs.paused
+    # a device busy from outside the judge: the next timings ask once, without the wait
+    with gate.joined(theirs):
+        asked, started = len(probes), time.monotonic()
+        with gate.timing(lambda: probes.append(1) or False, busy=lambda: busy.append(1)):
+            pass
+        assert len(probes) == asked + 1 and time.monotonic() - started < 0.2 and busy == [1, 1]
+        with gate.timing(lambda: probes.append(1) or True, busy=lambda: busy.append(1)):
+            pass  # quiet again
+        assert gate.busy_outside is False and busy == [1, 1]
 
 
 HOG = """

@@ -27,7 +27,8 @@ started on import, launching kernels while its lane waits for the gate). So ever
 device registers its worker for its whole length (`joined`), and a timing stops the workers of
 every other judging (SIGSTOP) before it begins and lets them go on when it ends. Work one of them
 queued before it was stopped may still be running: the timing's timer probes the device until
-it is quiet (at most QUIET_WAIT_S; past that the timing goes ahead and its report says so).
+it is quiet (at most QUIET_WAIT_S; past that the timing goes ahead and its report says so,
+and the next timings ask once without waiting until one finds the device quiet again).
 """
 
 from __future__ import annotations
@@ -70,6 +71,7 @@ class DeviceGate:
         self.waiting: dict[int, float] = {}  # when each judging waiting to time began to
         self.members: dict[int, tuple[Pausable, ...]] = {}  # each judging's workers (`joined`)
         self.stalled_s, self.retry_s, self.quiet_wait_s = stalled_s, retry_s, quiet_wait_s
+        self.busy_outside = False  # a timing found the device busy past its wait: asked once since
         self.tokens = itertools.count()
 
     @contextlib.contextmanager
@@ -180,15 +182,19 @@ class DeviceGate:
 
     def _quieted(self, quiet: Callable[[], bool]) -> bool:
         """Whether the device fell quiet within QUIET_WAIT_S (work the stopped workers left
-        running ended), asked every QUIET_RETRY_S."""
-        deadline = time.monotonic() + self.quiet_wait_s
+        running ended), asked every QUIET_RETRY_S. Once a timing found it busy past that wait
+        (a process outside the judge, say a desktop's), the next timings ask once and do not
+        wait, until one finds it quiet again."""
+        deadline = time.monotonic() + (0.0 if self.busy_outside else self.quiet_wait_s)
         while True:
             try:
                 if quiet():
+                    self.busy_outside = False
                     return True
             except Exception:  # noqa: BLE001 - no answer is not a quiet device
                 pass
             if time.monotonic() >= deadline:
+                self.busy_outside = True
                 return False
             time.sleep(self.retry_s)
 

@@ -1,4 +1,6 @@
 import math
+import os
+import select
 
 import numpy as np
 import pytest
@@ -62,6 +64,28 @@ def test_a_large_draw_fills_its_chunks_side_by_side_each_from_a_generator_of_its
     assert torch.equal(inputs.draw_input(arg, 1000, seed=8, override=override), alone[:1000])
     chunks = [alone[i : i + 1000] for i in range(0, 3500, 1000)]
     assert len({tuple(c[:8].tolist()) for c in chunks}) == 4  # no chunk repeats another
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork")
+def test_a_process_forked_after_a_large_draw_draws_with_threads_of_its_own(monkeypatch):
+    arg = Arg(name="x", role="in", dtype="float32", shape=("N",))
+    monkeypatch.setattr(inputs, "DRAW_CHUNK", 1000)
+    want = inputs.draw_input(arg, 5000, seed=2)  # this process's threads exist now
+    read, write = os.pipe()
+    child = os.fork()
+    if child == 0:  # the parent's threads are not here: a pool that waited for them would hang
+        try:
+            same = torch.equal(inputs.draw_input(arg, 5000, seed=2), want)
+            os.write(write, b"1" if same else b"0")
+        finally:
+            os._exit(0)
+    os.close(write)
+    try:
+        ready, _, _ = select.select([read], [], [], 30)
+        assert ready and os.read(read, 1) == b"1"
+    finally:
+        os.waitpid(child, 0) if ready else os.kill(child, 9)
+        os.close(read)
 
 
 def test_sentinels_are_nan_for_floats_and_fixed_for_ints():

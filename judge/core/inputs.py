@@ -90,7 +90,7 @@ def arg_seed(seed: int, arg: Arg) -> int:
 
 DRAW_CHUNK = 1 << 22  # elements each generator of a large draw fills, side by side
 DRAW_THREADS = max(1, min(8, os.cpu_count() or 1))  # threads filling a large draw's chunks
-_drawing: ThreadPoolExecutor | None = None  # made when a draw first needs it
+_drawing: tuple[int, ThreadPoolExecutor] | None = None  # (pid, pool): made when first needed
 _drawing_made = threading.Lock()
 
 
@@ -151,11 +151,13 @@ def _drawn(rng: np.random.Generator, out: np.ndarray, draw: Draw, mixed: bool) -
 
 
 def _pool() -> ThreadPoolExecutor:
+    """This process's drawing threads (a process forked from one that had them has none)."""
     global _drawing
     with _drawing_made:
-        if _drawing is None:
-            _drawing = ThreadPoolExecutor(DRAW_THREADS, thread_name_prefix="tpuzzle-draw")
-        return _drawing
+        if _drawing is None or _drawing[0] != os.getpid():
+            pool = ThreadPoolExecutor(DRAW_THREADS, thread_name_prefix="tpuzzle-draw")
+            _drawing = (os.getpid(), pool)
+        return _drawing[1]
 
 
 def _mixed(n: int, rng: np.random.Generator, draw: Draw) -> np.ndarray:

@@ -98,3 +98,21 @@ def test_small_input_sets_are_not_sealed(vector_add):
     case = Case(name="N=7", sizes=(("N", 7),), seed=5)
     made = truth.reference_truth(vector_add, truth.load_reference(vector_add), case)
     assert made.input_paths() == {} and made.timer_input_paths() == {}
+
+
+@pytest.mark.skipif(not truth.CAN_SEAL, reason="needs Linux memfd sealing")
+def test_lanes_asking_for_a_truth_s_files_at_once_get_one_copy(vector_add, monkeypatch):
+    monkeypatch.setattr(truth, "SEAL_MIN_BYTES", 0)
+    case = Case(name="N=20000", sizes=(("N", 20000),), seed=9)
+    made = truth.reference_truth(vector_add, truth.load_reference(vector_add), case)
+    got = []
+    lanes = [
+        threading.Thread(target=lambda: got.append((made.input_paths(), made.output_files())))
+        for _ in range(4)
+    ]
+    for lane in lanes:
+        lane.start()
+    for lane in lanes:
+        lane.join()
+    assert len(got) == 4 and all(g[0] == got[0][0] and g[1] is got[0][1] for g in got)
+    assert len(made.files) == 2 and len(made.sealed_outputs) == 1

@@ -51,7 +51,6 @@ CAN_SEAL = hasattr(os, "memfd_create") and hasattr(fcntl, "F_ADD_SEALS")
 
 
 SEAL_MIN_BYTES = 1 << 20  # smaller input sets are drawn again by the worker: cheap, and no fd
-SEALING = threading.Lock()  # a truth's files are made once, whichever lane asks first
 
 
 class Truth(NamedTuple):
@@ -68,13 +67,14 @@ class Truth(NamedTuple):
     kept: dict[str, dict[str, Held]]  # the store's files ("initial", "outputs"), if read back
     files: dict[str, Sealed]  # the drawn buffers, sealed for the worker when first asked
     sealed_outputs: dict[str, Sealed]  # the outputs, sealed for the timer when first asked
+    sealing: threading.Lock  # its files are made once, whichever lane asks first
 
     def input_paths(self) -> dict[str, str]:
         """Where a worker maps the drawn inputs: sealed copies (none for a small set, which the
         worker draws again, nor where the platform cannot seal or no file descriptor is left)."""
         if not (self.travels and CAN_SEAL):
             return {}
-        with SEALING:
+        with self.sealing:
             if not self.files:
                 try:
                     made = {name: Sealed(t) for name, t in self.initial.items()}
@@ -98,7 +98,7 @@ class Truth(NamedTuple):
         sealed copies (the truth then reads its outputs from them, not holding them twice)."""
         if self.kept:
             return self.kept["outputs"]
-        with SEALING:
+        with self.sealing:
             if not self.sealed_outputs:
                 for name, tensor in self.outputs.items():
                     self.sealed_outputs[name] = Sealed(tensor)
@@ -123,7 +123,8 @@ def reference_truth(spec: PuzzleSpec, reference, case: Case) -> Truth:
         truth_store.keep(name, drawn, outputs, time.perf_counter() - started)
         files = {}
     size = sum(t.numel() * t.element_size() for t in drawn.values())
-    return Truth(drawn, outputs, stored or size >= SEAL_MIN_BYTES, files, {}, {})
+    travels = stored or size >= SEAL_MIN_BYTES
+    return Truth(drawn, outputs, travels, files, {}, {}, threading.Lock())
 
 
 def computed(spec: PuzzleSpec, fn, case: Case, initial: dict[str, torch.Tensor]) -> dict:

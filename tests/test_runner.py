@@ -404,3 +404,20 @@ def test_the_timer_s_answers_fill_the_cases_in_order_and_a_failure_ends_them(vec
     results = [None]
     assert session.collected(results, asked) is None and results[0].status == "passed"
     assert asked == []
+
+
+def test_a_measurement_s_time_alone_on_a_shared_device_is_its_own_phase(vector_add, monkeypatch):
+    from judge.judging.gate import DeviceGate
+
+    monkeypatch.setattr(measure, "_MEASURED_HERE", {})
+    worker = FakeWorker()
+    session = runner.Session(
+        vector_add,
+        vector_add.directory / "template.py",
+        runner.RunOptions(),
+        worker,
+        gate=DeviceGate(),
+        timer=worker,
+    )
+    session.measured("reference", "H200|alone", lambda: {"op": "x"}, "x", 1.0)
+    assert {"device_wait", runner.ALONE} <= set(session.found.phases)

@@ -51,6 +51,7 @@ __all__ = [  # what others import from here (from SECRET_ENV on, defined elsewhe
 ]
 
 STARTUP_TIMEOUT_S = 180.0  # importing torch and triton, creating the CUDA context
+ALONE = "device_alone"  # the phase of a judging's time inside the gate's exclusive section
 BUSY_NOTE = (
     "the device was still busy with work of another process when this submission was timed "
     f"(not quiet {QUIET_WAIT_S:g} s after the other judgings' workers were stopped): "
@@ -211,7 +212,7 @@ class Session:
             reason, message = check.failure_reason(failed), check.failure_message(failed)
             return self.report(Verdict.FAILED, reason, message, results, [])
         shapes = len(self.bench_cases) if self.timed else 1
-        alone = self.gated(self.timing() if self.timed else self.checking())
+        alone = self.gated(self.timing(), ALONE) if self.timed else self.gated(self.checking())
         with self.found.phase("benchmarks", shapes), alone:
             report = self.run_benchmarks(results, reference_times)
         return replace(report, phases=dict(self.found.phases))
@@ -232,13 +233,15 @@ class Session:
         )
 
     @contextlib.contextmanager
-    def gated(self, section: contextlib.AbstractContextManager) -> Iterator[None]:
+    def gated(self, section: contextlib.AbstractContextManager, held: str = "") -> Iterator[None]:
         """Inside a section of the device's gate; the wait to enter it (other judgings of the
-        device checking or timing) is the phase device_wait."""
+        device checking or timing) is the phase device_wait, the time inside it the phase
+        `held` if named (device_alone: the device held by this judging alone)."""
         with contextlib.ExitStack() as stack:
             with self.found.phase("device_wait"):
                 stack.enter_context(section)
-            yield
+            with self.found.phase(held) if held else contextlib.nullcontext():
+                yield
 
     def prepared(self) -> list:
         """The worker started, the device and the reference measured, the submission imported:
@@ -310,7 +313,7 @@ class Session:
             command,
             answer,
             timeout,
-            lambda: self.gated(self.timing()),
+            lambda: self.gated(self.timing(), ALONE),
         )
 
     # ---------------------------------------------------------------------------- cases

@@ -86,6 +86,8 @@ def whole_catalogue(env: dict, out: Path) -> None:
         )
     print(f"whole catalogue: {wall:.1f} s wall (target <= {TARGETS['bench']:g} s)")
     print(f"phases summed over puzzles: {phases_line(dict(totals))}")
+    alone = totals.get("device_alone", 0.0)  # timing sections never overlap on one device
+    print(f"the device held by one judging alone: {alone:.1f} s of the {wall:.1f} s wall")
 
 
 def grade(students: int, out: Path) -> None:

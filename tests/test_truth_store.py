@@ -1,3 +1,4 @@
+import gc
 import json
 import os
 import shutil
@@ -171,3 +172,13 @@ def test_the_timer_reads_a_kept_truth_from_the_store_s_files_and_the_worker_a_se
     # a truth computed here has no store's files: the timer reads the worker's sealed copies
     assert made.timer_input_paths() == made.input_paths()
     assert set(made.output_files()) == {"c_ptr"} and made.sealed_outputs
+
+
+def test_a_small_kept_truth_holds_no_file_of_its_inputs_open(vector_add, keep_every_truth):
+    truth.reference_truth(vector_add, truth.load_reference(vector_add), CASE)
+    kept = truth.reference_truth(vector_add, truth.load_reference(vector_add), CASE)
+    assert kept.kept["initial"] == {} and set(kept.kept["outputs"]) == {"c_ptr"}
+    assert kept.timer_input_paths() == {}  # the timer draws a small set again, as the worker
+    first = kept.initial["a_ptr"].clone()
+    gc.collect()  # the inputs' files closed: their mapping stays
+    assert torch.equal(kept.initial["a_ptr"], first)

@@ -81,8 +81,51 @@ def test_a_stalled_checking_lets_others_check_but_the_timing_still_comes_next():
 
 
 def test_a_device_of_its_own_has_free_sections():
-    with Alone().checking(), Alone().timing():
-        pass
+    with Alone().checking() as seat, Alone().timing():
+        assert not seat.timing_waits() and not seat.step_aside()
+
+
+def test_a_checking_steps_aside_for_a_waiting_timing_and_comes_back_after_it():
+    gate = DeviceGate()
+    timed, leave_t, back = threading.Event(), threading.Event(), threading.Event()
+    with gate.checking() as seat:
+        assert not seat.timing_waits() and not seat.step_aside()  # nobody waits: it stays
+        inside(gate, "timing", timed, leave_t)
+        deadline = time.monotonic() + 5
+        while not seat.timing_waits() and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert seat.timing_waits() and not timed.is_set()  # it waits for this checking
+
+        def aside():
+            assert seat.step_aside()
+            back.set()
+
+        threading.Thread(target=aside, daemon=True).start()
+        assert timed.wait(5)  # the checking gave the device up between two pieces of work
+        assert not back.wait(0.3)  # and comes back only once the timing has ended
+        leave_t.set()
+        assert back.wait(5)
+        assert not seat.timing_waits()
+    assert not gate.checkers and not gate.processes  # left once, not twice
+
+
+def test_a_checking_back_from_aside_still_holds_the_next_timing():
+    gate = DeviceGate()
+    timed, leave_t, second, leave_second = (threading.Event() for _ in range(4))
+    with gate.checking() as seat:
+        inside(gate, "timing", timed, leave_t)
+        while not seat.timing_waits():
+            time.sleep(0.01)
+        stepped = threading.Thread(target=seat.step_aside, daemon=True)
+        stepped.start()
+        assert timed.wait(5)
+        leave_t.set()
+        stepped.join(5)
+        assert not stepped.is_alive()  # back inside the shared section
+        inside(gate, "timing", second, leave_second)
+        assert not second.wait(0.3)  # a later timing waits for it again
+    assert second.wait(5)
+    leave_second.set()
 
 
 def test_lanes_per_gpu_and_one_gate_per_shared_device(vector_add):
@@ -127,6 +170,36 @@ def test_a_judging_waits_for_a_timing_on_its_device_and_says_so(vector_add, puzz
     report = runner.judge(vector_add, plain, options, progress=progress, gate=gate)
     assert report.verdict == "passed", report.message
     assert report.phases["device_wait"] >= 0.5
+
+
+def test_a_judging_steps_aside_between_cases_for_a_timing(vector_add, puzzles_root):
+    from judge.core.spec import Case
+    from judge.judging import runner
+
+    gate = DeviceGate()
+    cases = tuple(Case(f"N={n}", (("N", n),), seed=n) for n in (100, 200, 300, 400, 500))
+    done = []  # cases the judging had finished when the timing began
+
+    def timing():
+        with gate.timing():
+            done.append(len(finished))
+            time.sleep(0.5)
+
+    finished = []
+
+    def progress(event) -> None:  # another judging asks to time after the first case
+        if event.stage == "cases" and event.done:
+            finished.append(event.detail)
+            if event.done == 1:
+                threading.Thread(target=timing, daemon=True).start()
+
+    options = runner.RunOptions(interpret=True, cases=cases, timeout_s=60)
+    plain = puzzles_root / "vector_add/solutions/correct/plain.py"
+    report = runner.judge(vector_add, plain, options, progress=progress, gate=gate)
+    assert report.verdict == "passed", report.message
+    assert len(finished) == 5
+    assert done and done[0] < 4  # the timing did not wait for the rest of the cases
+    assert report.phases["device_wait"] >= 0.4  # the judging waited for it, between two cases
 
 
 class Process:

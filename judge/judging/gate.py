@@ -22,6 +22,11 @@ never ends, until its timeout):
   compile), the timing goes ahead and the stopped processes go on (SIGCONT) when it ends; busy
   (a kernel that never ends), they go on at once and the timing asks again every QUIET_RETRY_S.
 
+A judging that checks many cases does not make a waiting timing wait for all of them: between
+two cases it asks its `Seat` whether a timing waits, and if so leaves the shared section until
+that timing has ended (`Seat.step_aside`), with nothing of its own left on the device. A timing
+then waits for the case under way, not for the rest of a checking.
+
 A submission's code may also run while its judging is outside both sections (a thread it
 started on import, launching kernels while its lane waits for the gate). So every judging of the
 device registers its worker for its whole length (`joined`), and a timing stops the workers of
@@ -101,21 +106,39 @@ class DeviceGate:
         )
 
     @contextlib.contextmanager
-    def checking(self, *processes: Pausable) -> Iterator[None]:
+    def checking(self, *processes: Pausable) -> Iterator[Seat]:
         """Inside, the judging checks; `processes` (its worker and timer) may be stopped while
-        another judging times past it, should it stall."""
+        another judging times past it, should it stall. The seat lets it step aside between
+        two pieces of work while a timing waits."""
         token = next(self.tokens)
         with self.changed:
-            while not self._may_check():
-                self.changed.wait(timeout=0.1 if self.waiting and self.checkers else None)
-            self.checkers[token] = time.monotonic()
-            self.processes[token] = processes
+            self._enter(token, processes)
         try:
-            yield
+            yield Seat(self, token)
         finally:
             with self.changed:
-                del self.checkers[token], self.processes[token]
-                self.changed.notify_all()
+                self._leave(token)
+
+    def _enter(self, token: int, processes: tuple[Pausable, ...]) -> None:
+        while not self._may_check():
+            self.changed.wait(timeout=0.1 if self.waiting and self.checkers else None)
+        self.checkers[token] = time.monotonic()
+        self.processes[token] = processes
+
+    def _leave(self, token: int) -> tuple[Pausable, ...]:
+        del self.checkers[token]
+        processes = self.processes.pop(token)
+        self.changed.notify_all()
+        return processes
+
+    def _step_aside(self, token: int) -> bool:
+        """Out of the shared section while a timing waits, back in once no timing holds new
+        checkings back; whether it stepped aside."""
+        with self.changed:
+            if not self.waiting:
+                return False
+            self._enter(token, self._leave(token))
+            return True
 
     def _passed(self, quiet: Callable[[], bool] | None) -> list[Pausable] | None:
         """The processes stopped to let a timing pass every checking inside, all stalled, on
@@ -199,6 +222,23 @@ class DeviceGate:
             time.sleep(self.retry_s)
 
 
+class Seat:
+    """A judging's place in the shared section of a gate (`DeviceGate.checking`)."""
+
+    def __init__(self, gate: DeviceGate | None = None, token: int = -1):
+        self.gate, self.token = gate, token
+
+    def timing_waits(self) -> bool:
+        """Whether another judging waits to time: this one should step aside at its next
+        pause, when nothing of its own runs on the device."""
+        return self.gate is not None and bool(self.gate.waiting)
+
+    def step_aside(self) -> bool:
+        """Leave the shared section to the timings waiting for it and come back after them
+        (blocks meanwhile); False, at once, when none waits."""
+        return self.gate is not None and self.gate._step_aside(self.token)
+
+
 class Alone:
     """The gate of a judging that has its device to itself: both sections are free."""
 
@@ -207,8 +247,8 @@ class Alone:
         yield
 
     @contextlib.contextmanager
-    def checking(self, *processes: Pausable) -> Iterator[None]:
-        yield
+    def checking(self, *processes: Pausable) -> Iterator[Seat]:
+        yield Seat()
 
     @contextlib.contextmanager
     def timing(self, *_given, **_named) -> Iterator[None]:

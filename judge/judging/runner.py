@@ -25,7 +25,7 @@ from judge.core.truth import CACHE as truth_cache
 from judge.core.truth import Truth, load_reference
 from judge.judging import measure, timer, verify
 from judge.judging.findings import Findings, fallback_env
-from judge.judging.gate import QUIET_WAIT_S, Alone, DeviceGate
+from judge.judging.gate import QUIET_WAIT_S, Alone, DeviceGate, Seat
 from judge.judging.measure import calibration_key
 from judge.judging.options import RunOptions, secret_from_env
 from judge.judging.plan import Plan, mix_seed
@@ -201,8 +201,8 @@ class Session:
             reference_times = self.prepared()
         except WorkerFailure as exc:
             return self.report(Verdict(exc.verdict), exc.kind, exc.message, [], [])
-        with self.found.phase("cases", len(self.cases)), self.gated(self.checking()):
-            results, stop = self.run_cases()
+        with self.found.phase("cases", len(self.cases)), self.gated(self.checking()) as seat:
+            results, stop = self.run_cases(seat)
         failed = next((r for r in results if r.status != "passed"), None)
         if (stop or failed) and self.sent_bench is not None:
             self.worker.kill()  # timing a submission already failed: not waited for
@@ -239,9 +239,9 @@ class Session:
         `held` if named (device_alone: the device held by this judging alone)."""
         with contextlib.ExitStack() as stack:
             with self.found.phase("device_wait"):
-                stack.enter_context(section)
+                entered = stack.enter_context(section)
             with self.found.phase(held) if held else contextlib.nullcontext():
-                yield
+                yield entered
 
     def prepared(self) -> list:
         """The worker started, the device and the reference measured, the submission imported:
@@ -318,16 +318,19 @@ class Session:
 
     # ---------------------------------------------------------------------------- cases
 
-    def run_cases(self) -> tuple[list[CaseResult], WorkerFailure | None]:
+    def run_cases(self, seat: Seat) -> tuple[list[CaseResult], WorkerFailure | None]:
         """Every case in order; the worker runs case i + 1 while case i is checked (by the
-        timer, whose answers are read once the worker is done, or here)."""
+        timer, whose answers are read once the worker is done, or here). While another
+        judging waits to time, this one steps aside from the device (`seat`) after a case:
+        once the case's checks are read, before the next case is sent."""
         results: list[CaseResult | None] = []
         asked: list[tuple[int, Case]] = []  # cases sent to the timer, answers still to read
         if self.cases:
             self.send_case(0)
         for i, case in enumerate(self.cases):
             try:
-                results.append(self.next_case(i, case))
+                result, aside = self.next_case(i, case, seat)
+                results.append(result)
             except WorkerFailure as exc:
                 stop = self.collected(results, asked)
                 if stop is not None:
@@ -336,34 +339,48 @@ class Session:
                 return results, exc
             if results[-1] is None:
                 asked.append((i, case))
+            if aside:
+                stop = self.collected(results, asked)  # nothing of this judging left running
+                if stop is not None:
+                    return results, stop
+                with self.found.phase("device_wait"):
+                    seat.step_aside()
+                self.send_next(i)
             detail = visibility.progress_detail(case, self.spec, self.options.reveal_hidden)
             self.found.notify("cases", i + 1, len(self.cases), detail)
         return results, self.collected(results, asked)
 
-    def next_case(self, i: int, case: Case) -> CaseResult | None:
-        """Case i's answer, checked once case i + 1 is on its way to the worker; None when it
-        was sent to the timer to check (its answer is read by `collected`)."""
+    def next_case(self, i: int, case: Case, seat: Seat) -> tuple[CaseResult | None, bool]:
+        """Case i's answer, checked once case i + 1 is on its way to the worker, unless a
+        timing waits (this judging then steps aside before it sends case i + 1: the second
+        value); None when it was sent to the timer to check (read by `collected`)."""
         event = self.worker.expect("case_done", self.timeout, f"case {case.name}")
         self.found.add("case", event.get("seconds"))
         outside = outside_triton(f"case {case.name}", event)
         if outside:
             raise WorkerReported("rejected", "outside-triton", outside)
+        aside = i + 1 < len(self.cases) and seat.timing_waits()
         if i + 1 < len(self.cases):
-            self.send_case(i + 1)
-            if i + 2 == len(self.cases) and self.timed and self.bench_cases:
-                # the timer puts the first shape's replay sets on the device while the last
-                # cases run, before the last check: within the gate's shared section
-                self.prepare_replay(self.bench_cases[0], "bench0")
+            if not aside:
+                self.send_next(i)
         elif self.timed and self.bench_cases and isinstance(self.gate, Alone):
             # with the device to itself, timing starts while the last case is checked
             self.sent_bench = self.send_bench(self.bench_cases[0], 0)
         if self.timer is not None:
             self.ask_timer(i, case, event.get("sequence"))
-            return None
+            return None, aside
         with self.found.phase("case_truths"):  # waiting for the reference, if still computing
             truth = self.truths.get(case)
         with self.found.phase("case_checks"):  # no timer (the interpreter): the worker's buffers
-            return self.check_case(case, truth, self.checker.files(f"case{i}"))
+            return self.check_case(case, truth, self.checker.files(f"case{i}")), aside
+
+    def send_next(self, i: int) -> None:
+        """Case i + 1 sent to the worker, after case i."""
+        self.send_case(i + 1)
+        if i + 2 == len(self.cases) and self.timed and self.bench_cases:
+            # the timer puts the first shape's replay sets on the device while the last
+            # cases run, before the last check: within the gate's shared section
+            self.prepare_replay(self.bench_cases[0], "bench0")
 
     def send_case(self, i: int) -> None:
         case = self.cases[i]

@@ -243,6 +243,24 @@ def test_wrong_only_in_the_last_case_fails_though_timing_has_begun(vector_add, w
 
 
 @pytest.mark.gpu
+@pytest.mark.parametrize("name, tunes", [("plain.py", False), ("autotuned.py", True)])
+def test_on_a_shared_device_only_an_autotuner_tunes_in_the_time_alone(
+    vector_add, puzzles_root, name, tunes
+):
+    """On a device shared with other judgings, the first shape's calls are recorded while the
+    last case is checked; an autotuner quickly tuned there tunes again alone (`bench_tune`)."""
+    from judge.judging.gate import DeviceGate
+
+    path = puzzles_root / "vector_add/solutions/correct" / name
+    options = runner.RunOptions(interpret=False, timeout_s=120)
+    report = runner.judge(vector_add, path, options, gate=DeviceGate())
+    assert report.verdict is Verdict.PASSED, report.message
+    assert report.ranked and len(report.timing) == 1
+    assert ("bench_tune" in report.phases) is tunes
+    assert report.phases["bench_record"] > 0
+
+
+@pytest.mark.gpu
 def test_illegal_address_poisons_only_its_own_worker(vector_add, puzzles_root):
     bad = puzzles_root / "vector_add/solutions/wrong/error_illegal_address.py"
     good = puzzles_root / "vector_add/solutions/correct/plain.py"

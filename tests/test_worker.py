@@ -7,6 +7,7 @@ import time
 
 import pytest
 
+from judge.core.loader import LoadError
 from judge.workers import worker
 from judge.workers.referee import ALLOWED_OPS, Rejected
 
@@ -117,3 +118,47 @@ def test_nothing_is_listed_in_interpreter_mode(make_worker, monkeypatch):
     w.solve = lambda *args: None
     monkeypatch.setattr(worker.launches, "listed", lambda *a: pytest.fail("listed on the CPU"))
     assert w.watched_call({}, {}, []) == {}
+
+
+class Tuner:  # stands for a triton Autotuner that benchmarked its configs
+    pass
+
+
+@pytest.mark.parametrize("tunes", [False, True])
+def test_an_early_benchmark_tunes_quickly_and_again_alone_only_if_a_tuner_tuned(make_worker, tunes):
+    w = make_worker(interpret=True)
+    tuner, calls, recorded = Tuner(), [], []
+    w.prepare = lambda cmd, seed, paths: ({}, {}, [seed])
+
+    def call(args):
+        calls.append((args[0], w.tuning.quick))
+        if tunes and w.tuning.quick:
+            w.tuning.tuned.setdefault(tuner, set())
+
+    w.call = call
+    w.record_bench = lambda cmd, prepared, clock: recorded.append([a for _, _, a in prepared])
+    w.op_bench({"op": "bench", "tag": "bench0", "sizes": {}, "seeds": [5, 6], "early": True})
+    assert calls == [(5, True), (6, True)]  # first calls, quick tuning beside other judgings
+    assert w.tuning.quick is False
+    if not tunes:
+        assert recorded == [[[5], [6]]] and w.untuned is None  # recorded at once
+        with pytest.raises(LoadError):
+            w.op_bench_tune({"op": "bench_tune"})
+        return
+    assert recorded == [] and w.untuned is not None
+    w.events.flush()
+    assert json.loads(w.replies.readline())["event"] == "bench_tuning"
+    w.op_bench_tune({"op": "bench_tune"})
+    assert calls[2:] == [(5, False), (6, False)]  # tuned again, properly, then recorded
+    assert recorded == [[[5], [6]]] and w.untuned is None
+    assert tuner not in w.tuning.tuned  # the quick choice was forgotten before
+
+
+def test_a_benchmark_sent_late_tunes_properly_from_the_start(make_worker):
+    w = make_worker(interpret=True)
+    quick, recorded = [], []
+    w.prepare = lambda cmd, seed, paths: ({}, {}, [seed])
+    w.call = lambda args: quick.append(w.tuning.quick)
+    w.record_bench = lambda cmd, prepared, clock: recorded.append(len(prepared))
+    w.op_bench({"op": "bench", "tag": "bench0", "sizes": {}, "seeds": [5]})
+    assert quick == [False] and recorded == [1]

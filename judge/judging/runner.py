@@ -161,6 +161,7 @@ class Session:
         self.found = Findings(self.plan, self.cases, progress)
         self.calibration: dict | None = None
         self.sent_bench: dict | None = None  # the first shape's benchmark command, under way
+        self.early: dict | WorkerFailure | None = None  # the worker's answer to an early one
         self.sets_asked: set[str] = set()  # tags whose replay sets the timer was asked to prepare
         # the timer: measures the device and the reference, replays and checks the timed calls
         if timer is None and not self.interpret and not options.sanitize:
@@ -203,7 +204,9 @@ class Session:
             return self.report(Verdict(exc.verdict), exc.kind, exc.message, [], [])
         with self.found.phase("cases", len(self.cases)), self.gated(self.checking()) as seat:
             results, stop = self.run_cases(seat)
-        failed = next((r for r in results if r.status != "passed"), None)
+            failed = next((r for r in results if r.status != "passed"), None)
+            if not (stop or failed) and self.sent_bench is not None and self.sent_bench["early"]:
+                self.early = self.early_answer(self.bench_cases[0])
         if (stop or failed) and self.sent_bench is not None:
             self.worker.kill()  # timing a submission already failed: not waited for
         if stop is not None:
@@ -363,9 +366,12 @@ class Session:
         if i + 1 < len(self.cases):
             if not aside:
                 self.send_next(i)
-        elif self.timed and self.bench_cases and isinstance(self.gate, Alone):
-            # with the device to itself, timing starts while the last case is checked
-            self.sent_bench = self.send_bench(self.bench_cases[0], 0)
+        elif self.timed and self.bench_cases:
+            # the first shape's calls are recorded while the last case is checked: timing
+            # starts there with a device of its own; on a shared one only the replay is timed
+            # alone, and an autotuner tunes again once the device is this judging's alone
+            shared = not isinstance(self.gate, Alone)
+            self.sent_bench = self.send_bench(self.bench_cases[0], 0, early=shared)
         if self.timer is not None:
             self.ask_timer(i, case, event.get("sequence"))
             return None, aside
@@ -448,12 +454,13 @@ class Session:
             self.found.notify("benchmarks", len(timings), len(self.bench_cases), case.name)
         return self.report(Verdict.PASSED, "ok", "every case passed", results, timings)
 
-    def send_bench(self, case: Case, index: int) -> dict:
+    def send_bench(self, case: Case, index: int, early: bool = False) -> dict:
         """The command that records one shape's calls, sent (the timer checks the calls it
         replays: the worker's buffers are not left for the parent); the timer meanwhile puts
-        the input sets of their replay on the device, unless it already has."""
+        the input sets of their replay on the device, unless it already has. `early`: sent
+        before the judging has a shared device to itself (`Worker.op_bench`)."""
         cmd = {"op": "bench", "tag": f"bench{index}", **self.plan.bench_command(case, False)}
-        cmd["dump"] = False
+        cmd["dump"], cmd["early"] = False, early
         self.worker.send(cmd, f"benchmark {case.name}")
         self.prepare_replay(case, cmd["tag"])
         return cmd
@@ -486,8 +493,7 @@ class Session:
         fresh inputs, every call checked there (`timed`: timed too); its answer and what ends
         the run, if anything."""
         try:
-            event = self.worker.expect("bench_done", timeout, f"benchmark {case.name}")
-            self.found.add("bench", event.get("seconds"))
+            event = self.recorded(case, cmd, timeout)
             with self.found.phase("bench_checks"):
                 problem = self.checker.bench(case, cmd["tag"], event, fresh=False)
             if problem is not None:
@@ -505,6 +511,31 @@ class Session:
         with self.found.phase("replay_checks"):
             problem = self.checker.replayed(case, cmd["tag"], replayed, self.timer.dir, timed)
         return replayed, problem
+
+    def early_answer(self, case: Case) -> dict | WorkerFailure:
+        """The worker's answer to the first shape's early command, read in the shared section:
+        its calls recorded, or `bench_tuning` (an autotuner to tune again, alone)."""
+        try:
+            return self.worker.expect(
+                ("bench_done", "bench_tuning"), self.bench_timeout(), f"benchmark {case.name}"
+            )
+        except WorkerFailure as exc:
+            return exc
+
+    def recorded(self, case: Case, cmd: dict, timeout: float) -> dict:
+        """The worker's `bench_done` for `cmd`: read now, or earlier (`early_answer`), after
+        the autotuning it put off, which runs now that the device is this judging's alone."""
+        early, self.early = self.early, None
+        if isinstance(early, WorkerFailure):
+            raise early
+        event = early or self.worker.expect("bench_done", timeout, f"benchmark {case.name}")
+        self.found.add("bench", event.get("seconds"))
+        if event["event"] == "bench_tuning":
+            event = self.worker.expect_ok(
+                {"op": "bench_tune"}, "bench_done", timeout, f"tuning for {case.name}"
+            )
+            self.found.add("bench", event.get("seconds"))
+        return event
 
     def repeat_check(self) -> Problem:
         """Untimed runs still call the largest case repeatedly and check the last outputs: on

@@ -173,8 +173,9 @@ class WorkerProcess:
         except OSError:
             raise self.died(phase) from None
 
-    def expect(self, name: str, timeout: float, phase: str) -> dict:
-        """The next event, which must be `name`; raises a WorkerFailure otherwise."""
+    def expect(self, name: str | tuple[str, ...], timeout: float, phase: str) -> dict:
+        """The next event, which must be `name` (one of them); raises a WorkerFailure
+        otherwise."""
         event = self.next_event(timeout, phase)
         if event["event"] in ("error", "rejected"):
             kind, message = event.get("kind"), event.get("message")
@@ -183,7 +184,7 @@ class WorkerProcess:
             for copy, original in self.shown.items():
                 message = message.replace(copy, original)
             raise WorkerReported(event["event"], kind, message)
-        if event["event"] != name:
+        if event["event"] not in ((name,) if isinstance(name, str) else name):
             raise WorkerReported(
                 "error", "protocol", f"unexpected {event['event']!r} while {phase}"
             )

@@ -55,6 +55,7 @@ class Worker:
         self.reference = None
         self.libraries: dict = {}
         self.tuning = TuningPolicy()
+        self.untuned = None  # an early benchmark's shape waiting for bench_tune (op_bench)
         self.ledger = StoreLedger()
         self.recording = False  # on the GPU: the profiler records device work in this process
         self.triton = launches.TritonLaunches()  # every Triton kernel launched, from the import on
@@ -278,15 +279,42 @@ class Worker:
         """A benchmark shape's input sets, first calls (compile, autotune), then one call per
         set again from the sentinel: on the GPU recorded as a launch sequence for the timer
         (and listed by the profiler, so a foreign launch is named); in the interpreter, with the
-        writes made outside Triton counted. Every set's buffers are left for the parent."""
+        writes made outside Triton counted. Every set's buffers are left for the parent.
+
+        `early`: sent while other judgings may use the device, so an autotuner tunes quickly
+        here. If one did, its choice is not the one timed: the worker says `bench_tuning`,
+        keeps the sets, and tunes again properly on `bench_tune`, sent once this judging has
+        the device to itself; if none did, the calls are recorded at once."""
         self.tuning.forget_quick_choices()
-        self.tuning.quick = False
+        early = bool(cmd.get("early"))
+        self.tuning.quick = early
         clock = Stopwatch()
         prepared = [self.prepare(cmd, seed, paths) for seed, paths in input_sets(cmd)]
         clock.lap("setup_s")
         for _, _, args in prepared:  # first calls: compile and autotune, never judged
             self.call(args)
         clock.lap("first_calls_s")
+        self.tuning.quick = False
+        if early and self.tuning.tuned:
+            self.untuned = (cmd, prepared)
+            self.send("bench_tuning", seconds=clock.laps)
+            return
+        self.record_bench(cmd, prepared, clock)
+
+    def op_bench_tune(self, cmd: dict) -> None:
+        """The first calls of the shape `bench_tuning` named again, every autotuner tuning
+        properly, then its calls recorded (`op_bench`)."""
+        if self.untuned is None:
+            raise LoadError("protocol", "bench_tune without a shape waiting to be tuned")
+        (cmd, prepared), self.untuned = self.untuned, None
+        self.tuning.forget_quick_choices()
+        clock = Stopwatch()
+        for _, _, args in prepared:
+            self.call(args)
+        clock.lap("tune_s")
+        self.record_bench(cmd, prepared, clock)
+
+    def record_bench(self, cmd: dict, prepared: list, clock: Stopwatch) -> None:
         sequences, foreign = [], {}
         # untimed (no timer to check fresh inputs): the calls again on fresh inputs, at the
         # same addresses, so that answers kept per address or per call do not survive

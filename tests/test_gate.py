@@ -157,10 +157,11 @@ def test_a_judging_waits_for_a_timing_on_its_device_and_says_so(vector_add, puzz
 
     gate = DeviceGate()
     timed, leave = threading.Event(), threading.Event()
-    inside(gate, "timing", timed, leave)
-    assert timed.wait(5)
 
-    def progress(event) -> None:  # the timing ends 0.6 s after the judging asks to import
+    def progress(event) -> None:  # another judging times from calibration to 0.6 s into import
+        if event.stage == "calibration":
+            inside(gate, "timing", timed, leave)
+            assert timed.wait(5)
         if event.stage == "import":
             threading.Timer(0.6, leave.set).start()
 
@@ -170,6 +171,26 @@ def test_a_judging_waits_for_a_timing_on_its_device_and_says_so(vector_add, puzz
     report = runner.judge(vector_add, plain, options, progress=progress, gate=gate)
     assert report.verdict == "passed", report.message
     assert report.phases["device_wait"] >= 0.5
+
+
+def test_a_judging_that_begins_during_a_timing_is_stopped_until_it_ends(vector_add, puzzles_root):
+    from judge.core.spec import Case
+    from judge.judging import runner
+
+    one = (Case("N=300", (("N", 300),), seed=4),)
+    options = runner.RunOptions(interpret=True, cases=one, timeout_s=60)
+    plain = puzzles_root / "vector_add/solutions/correct/plain.py"
+    alone = runner.judge(vector_add, plain, options, gate=DeviceGate())  # the zygote started
+    gate = DeviceGate()
+    timed, leave = threading.Event(), threading.Event()
+    inside(gate, "timing", timed, leave)
+    assert timed.wait(5)
+    threading.Timer(1.5, leave.set).start()
+    report = runner.judge(vector_add, plain, options, gate=gate)
+    assert alone.verdict == report.verdict == "passed", report.message
+    assert alone.wall_s < 1.0 < report.wall_s
+    # its worker was stopped as it joined, until the timing ended
+    assert report.phases["startup"] + report.phases["worker_import"] >= 1.0
 
 
 def test_a_judging_steps_aside_between_cases_for_a_timing(vector_add, puzzles_root):
@@ -317,6 +338,20 @@ def test_a_timing_stops_every_other_judging_s_worker_and_waits_for_a_quiet_devic
     with gate.timing(lambda: asked.append("alone") or True):
         pass  # no other judging joined: nothing to stop, no probe
     assert asked[-1] != "alone"
+
+
+def test_a_judging_that_joins_during_a_timing_is_stopped_until_it_ends():
+    gate = DeviceGate()
+    timer, worker, before = Process(), Process(), Process()
+    with gate.joined(before):
+        with gate.timing(own=()):
+            assert before.paused
+            with gate.joined(worker, timer):  # its timer would warm up on the device at once
+                assert worker.paused and timer.paused
+        assert not worker.paused and not timer.paused and not before.paused
+        with gate.joined(worker, timer):  # no timing under way: it goes on
+            assert not worker.paused and not timer.paused
+    assert gate.late == [] and gate.members == {}
 
 
 def test_a_device_that_stays_busy_is_timed_after_the_wait_and_the_report_told():

@@ -28,9 +28,11 @@ that timing has ended (`Seat.step_aside`), with nothing of its own left on the d
 then waits for the case under way, not for the rest of a checking.
 
 A submission's code may also run while its judging is outside both sections (a thread it
-started on import, launching kernels while its lane waits for the gate). So every judging of the
-device registers its worker for its whole length (`joined`), and a timing stops the workers of
-every other judging (SIGSTOP) before it begins and lets them go on when it ends. Work one of them
+started on import, launching kernels while its lane waits for the gate), and a judging's timer
+makes its first check as the judging begins, outside both. So every judging of the device
+registers its worker and timer for its whole length (`joined`), and a timing stops those of
+every other judging (SIGSTOP) before it begins, and those that join while it runs as they join,
+and lets them go on when it ends. Work one of them
 queued before it was stopped may still be running: the timing's timer probes the device until
 it is quiet (at most QUIET_WAIT_S; past that the timing goes ahead and its report says so,
 and the next timings ask once without waiting until one finds the device quiet again).
@@ -77,15 +79,20 @@ class DeviceGate:
         self.members: dict[int, tuple[Pausable, ...]] = {}  # each judging's workers (`joined`)
         self.stalled_s, self.retry_s, self.quiet_wait_s = stalled_s, retry_s, quiet_wait_s
         self.busy_outside = False  # a timing found the device busy past its wait: asked once since
+        self.late: list[Pausable] = []  # processes that joined while a timing ran, stopped
         self.tokens = itertools.count()
 
     @contextlib.contextmanager
     def joined(self, *processes: Pausable) -> Iterator[None]:
-        """For a judging's whole length: its submission's `processes` (its worker), stopped
-        while another judging of the device times."""
+        """For a judging's whole length: its `processes` (its worker and timer), stopped
+        while another judging of the device times; at once if one times as it joins."""
         token = next(self.tokens)
         with self.changed:
             self.members[token] = processes
+            if self.timing_now:  # the timing under way lets them go on as it ends
+                for process in processes:
+                    process.pause()
+                self.late.extend(processes)
         try:
             yield
         finally:
@@ -198,8 +205,9 @@ class DeviceGate:
             yield
         finally:
             with self.changed:
-                for process in (*stopped, *others):
+                for process in (*stopped, *others, *self.late):
                     process.resume()
+                self.late.clear()
                 self.timing_now = False
                 self.changed.notify_all()
 

@@ -184,9 +184,17 @@ class Session:
         timed = self.bench_cases if self.timed else []
         wanted = self.plan.wanted(self.cases, timed)
         fresh = self.plan.fresh_sets(timed)
-        # the worker is stopped whenever another judging of the device times (gate.DeviceGate)
-        with self.gate.joined(self.worker), self.truths.computing(wanted, fresh):
+        # the worker and the timer are stopped whenever another judging of the device times
+        # (gate.DeviceGate), so the timer makes its first check at once, beside the references
+        with self.gate.joined(*self.processes), self.truths.computing(wanted, fresh):
+            if self.timer is not None:
+                self.timer.send({"op": "warm_up"}, "warming up the timer's checks")
             return self.judged()
+
+    @property
+    def processes(self) -> tuple[WorkerProcess, ...]:
+        """The judging's worker, and its timer if it has one."""
+        return tuple(p for p in (self.worker, self.timer) if p is not None)
 
     def judged(self) -> RunReport:
         if self.cases:
@@ -223,7 +231,7 @@ class Session:
     def checking(self) -> contextlib.AbstractContextManager:
         """The gate's shared section, which its processes (stopped while another judging times
         past this one, should it stall) enter with it."""
-        return self.gate.checking(*[p for p in (self.worker, self.timer) if p is not None])
+        return self.gate.checking(*self.processes)
 
     def timing(self) -> contextlib.AbstractContextManager:
         """The gate's exclusive section, which may pass stalled checkings once this judging's
@@ -231,7 +239,7 @@ class Session:
         timer_ = self.timer
         return self.gate.timing(
             None if timer_ is None else lambda: timer.quiet(timer_),
-            own=(self.worker,),
+            own=self.processes,
             busy=lambda: self.found.note(BUSY_NOTE),
         )
 
@@ -260,18 +268,15 @@ class Session:
         with self.found.phase("calibration"):
             if self.timer is not None:
                 self.timer.expect("ready", STARTUP_TIMEOUT_S, "starting the timer")
+                # asked as the judging began (run), so mostly done beside the references
+                warmed = self.timer.expect("warmed", self.timeout, "warming up the timer's checks")
+                self.found.add("timer", warmed.get("seconds"))
             reference_times = self.before_submission()
-        # the import runs submission code, which may launch work on the device; the timer
-        # makes its first check meanwhile, in the same section of the device's gate
+        # the import runs submission code, which may launch work on the device
         with self.found.phase("import"), self.gated(self.checking()):
-            if self.timer is not None:
-                self.timer.send({"op": "warm_up"}, "warming up the timer's checks")
             self.worker.expect_ok(
                 {"op": "load"}, "loaded", self.timeout, "importing the submission"
             )
-            if self.timer is not None:
-                warmed = self.timer.expect("warmed", self.timeout, "warming up the timer's checks")
-                self.found.add("timer", warmed.get("seconds"))
         return reference_times
 
     def report(

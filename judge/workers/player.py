@@ -303,7 +303,7 @@ def warm_up(spec, sizes: dict, tolerance: Tolerance, device: str = "cuda") -> tu
     """The check of a call made once on new buffers of the given sizes, each output's truth
     what it holds (the answer: nothing wrong): the first check in a process loads the checking
     kernels and PyTorch's own (a few tenths of a second in all), which the timer does ahead,
-    while the worker imports the submission."""
+    as the judging begins, while the parent computes the references."""
     layouts = inputs.layouts(spec, sizes)
     fulls = {lay.arg.name: inputs.guarded(lay, None, device) for lay in layouts}
     before = {lay.arg.name: fulls[lay.arg.name].clone() for lay in layouts if lay.arg.role == "in"}

@@ -6,7 +6,10 @@ dozen test sizes, so a four-config kernel would spend seconds choosing configs f
 nobody measures. The worker therefore tunes quickly (a few milliseconds per config) during the
 correctness cases and forgets those choices before a benchmark, where the autotuner tunes again
 with Triton's own benchmarker. Every config a kernel offers must give correct results, so which one
-the quick tuning picks does not change a verdict; it only saves the judge's time.
+the quick tuning picks does not change a verdict; it only saves the judge's time. On a GPU shared
+with other judgings, a benchmark shape's first calls are made before the judging has the device
+alone, so they tune quickly too; a tuner that did (`tuned`) tunes again, properly, once it has
+(`Worker.op_bench`).
 
 In interpreter mode there is no GPU to time configs on: every config gets the same time, so the
 first one is used.

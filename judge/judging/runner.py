@@ -351,11 +351,12 @@ class Session:
                 stop = self.collected(results, asked)  # nothing of this judging left running
                 if stop is not None:
                     return results, stop
+            detail = visibility.progress_detail(case, self.spec, self.options.reveal_hidden)
+            self.found.notify("cases", i + 1, len(self.cases), detail)
+            if aside:
                 with self.found.phase("device_wait"):
                     seat.step_aside()
                 self.send_next(i)
-            detail = visibility.progress_detail(case, self.spec, self.options.reveal_hidden)
-            self.found.notify("cases", i + 1, len(self.cases), detail)
         return results, self.collected(results, asked)
 
     def next_case(self, i: int, case: Case, seat: Seat) -> tuple[CaseResult | None, bool]:

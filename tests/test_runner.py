@@ -439,3 +439,46 @@ def test_a_measurement_s_time_alone_on_a_shared_device_is_its_own_phase(vector_a
     )
     session.measured("reference", "H200|alone", lambda: {"op": "x"}, "x", 1.0)
     assert {"device_wait", runner.ALONE} <= set(session.found.phases)
+
+
+class Recording(FakeWorker):
+    """Answers the early benchmark with the events given, in turn (a WorkerFailure raised)."""
+
+    def __init__(self, *events):
+        super().__init__()
+        self.events = list(events)
+
+    def expect(self, name, timeout, phase):
+        event = self.events.pop(0)
+        if isinstance(event, Exception):
+            raise event
+        assert event["event"] in ((name,) if isinstance(name, str) else name)
+        return event
+
+
+def recording_session(spec, worker):
+    return runner.Session(
+        spec, spec.directory / "template.py", runner.RunOptions(), worker, timer=worker
+    )
+
+
+def test_an_early_benchmark_s_answer_is_kept_and_a_tuner_tunes_again_when_it_is_used(vector_add):
+    [case] = vector_add.benchmarks[:1]
+    worker = Recording({"event": "bench_tuning", "seconds": {"first_calls_s": 0.2}})
+    session = recording_session(vector_add, worker)
+    assert session.early_answer(case) is None and session.early["event"] == "bench_tuning"
+    event = session.recorded(case, {"op": "bench"}, 1.0)
+    assert event == {"event": "bench_done", "value": 1} and worker.asked == ["bench_tune"]
+    assert session.early is None and session.found.phases["bench_first_calls"] == 0.2
+    worker.events.append({"event": "bench_done", "seconds": {}})  # the next shape: read now
+    assert session.recorded(case, {"op": "bench"}, 1.0)["event"] == "bench_done"
+    assert worker.asked == ["bench_tune"]
+
+
+def test_an_early_benchmark_that_fails_ends_the_run_with_its_failure(vector_add):
+    from judge.workers.channel import WorkerReported
+
+    [case] = vector_add.benchmarks[:1]
+    crash = WorkerReported("error", "segfault", "solve() crashed")
+    session = recording_session(vector_add, Recording(crash))
+    assert session.early_answer(case) is crash and session.early is None

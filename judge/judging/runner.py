@@ -161,7 +161,7 @@ class Session:
         self.found = Findings(self.plan, self.cases, progress)
         self.calibration: dict | None = None
         self.sent_bench: dict | None = None  # the first shape's benchmark command, under way
-        self.early: dict | WorkerFailure | None = None  # the worker's answer to an early one
+        self.early: dict | None = None  # the worker's answer to an early one, read ahead
         self.sets_asked: set[str] = set()  # tags whose replay sets the timer was asked to prepare
         # the timer: measures the device and the reference, replays and checks the timed calls
         if timer is None and not self.interpret and not options.sanitize:
@@ -214,7 +214,7 @@ class Session:
             results, stop = self.run_cases(seat)
             failed = next((r for r in results if r.status != "passed"), None)
             if not (stop or failed) and self.sent_bench is not None and self.sent_bench["early"]:
-                self.early = self.early_answer(self.bench_cases[0])
+                stop = self.early_answer(self.bench_cases[0])
         if (stop or failed) and self.sent_bench is not None:
             self.worker.kill()  # timing a submission already failed: not waited for
         if stop is not None:
@@ -368,8 +368,9 @@ class Session:
         outside = outside_triton(f"case {case.name}", event)
         if outside:
             raise WorkerReported("rejected", "outside-triton", outside)
-        aside = i + 1 < len(self.cases) and seat.timing_waits()
+        aside = False
         if i + 1 < len(self.cases):
+            aside = seat.timing_waits()
             if not aside:
                 self.send_next(i)
         elif self.timed and self.bench_cases:
@@ -518,22 +519,22 @@ class Session:
             problem = self.checker.replayed(case, cmd["tag"], replayed, self.timer.dir, timed)
         return replayed, problem
 
-    def early_answer(self, case: Case) -> dict | WorkerFailure:
-        """The worker's answer to the first shape's early command, read in the shared section:
-        its calls recorded, or `bench_tuning` (an autotuner to tune again, alone)."""
+    def early_answer(self, case: Case) -> WorkerFailure | None:
+        """The worker's answer to the first shape's early command, read in the shared section
+        into `early`: its calls recorded, or `bench_tuning` (an autotuner to tune again,
+        alone); the failure that ends the run, if it failed."""
         try:
-            return self.worker.expect(
+            self.early = self.worker.expect(
                 ("bench_done", "bench_tuning"), self.bench_timeout(), f"benchmark {case.name}"
             )
         except WorkerFailure as exc:
             return exc
+        return None
 
     def recorded(self, case: Case, cmd: dict, timeout: float) -> dict:
         """The worker's `bench_done` for `cmd`: read now, or earlier (`early_answer`), after
         the autotuning it put off, which runs now that the device is this judging's alone."""
         early, self.early = self.early, None
-        if isinstance(early, WorkerFailure):
-            raise early
         event = early or self.worker.expect("bench_done", timeout, f"benchmark {case.name}")
         self.found.add("bench", event.get("seconds"))
         if event["event"] == "bench_tuning":

@@ -213,6 +213,31 @@ def test_the_merge_sort_with_small_tiles_merges_through_many_passes(n, name):
         assert torch.equal(data, expected)
 
 
+@pytest.mark.parametrize("row_cost", [0, 2, 5])
+@pytest.mark.parametrize("n", [97, 300])
+def test_the_stream_k_attention_splits_rows_by_their_cost(n, row_cost):
+    """causal_attention's stream_k.py in the interpreter (32-query tiles, 5 programs) on more
+    rows than programs: every row's fixed cost moves the cuts, so ranges start inside rows and
+    in their units of fixed cost, programs hold several rows, and rows cut in three or more
+    pieces are merged from float16 partials. The output must match attention in float64."""
+    from judge.core.loader import import_file
+
+    path = ROOT / "causal_attention/solutions/correct/stream_k.py"
+    module = import_file(path, f"tpuzzle_stream_k_{n}_{row_cost}")
+    module.ROW_COST = row_cost
+    module.attention_kernel.configs = module.attention_kernel.configs[:1]  # nothing to time
+    d = 16
+    generator = torch.Generator().manual_seed(n + row_cost)
+    q, k = (torch.rand(n, d, generator=generator).half() * 4 - 2 for _ in range(2))
+    v = torch.rand(n, d, generator=generator).half() * 2 - 1
+    out = torch.empty(n, d, dtype=torch.float16)
+    module.solve(q.data_ptr(), k.data_ptr(), v.data_ptr(), out.data_ptr(), n, d)
+    scores = (q.double() @ k.double().T) / d**0.5
+    scores = scores.masked_fill(torch.ones(n, n, dtype=torch.bool).triu(1), float("-inf"))
+    expected = torch.softmax(scores, dim=1) @ v.double()
+    assert torch.allclose(out.double(), expected, atol=1e-3, rtol=2e-3)
+
+
 @pytest.mark.gpu
 def test_the_linked_merge_sort_is_right_when_its_programs_search_both_boundaries():
     """merge_path_linked.py with a single read of each word (SPINS = 0): on the GPU, every

@@ -3,16 +3,24 @@
 The causal work of one head is a triangle of tiles: query block r (BLOCK_M queries) meets key
 blocks 0 .. r (BLOCK_M keys each), the last one on the diagonal, so there are
 T = n (n + 1) / 2 tiles for n = cdiv(N, BLOCK_M) query blocks (2080 for N = 8192, BLOCK_M = 128).
-Lay the tiles of row 0, row 1, ..., row n - 1 end to end and cut that line into P equal
-ranges, one program each, P = the number of multiprocessors: every program does the same
-number of tiles (give or take one), in a single wave. A program walks its range row by row: a
-row it holds whole is finished and stored at once; a row cut by a range boundary leaves an
-unnormalised partial (float32 sum of p @ V, row maximum, row sum) in scratch memory. No second
-kernel merges them: each program that leaves a partial then adds one to the row's counter (an
-atomic, after its stores), and the program that brings the counter to the row's number of
-partials is the last: it reads the others' partials back (from L2) and merges them with its own,
-still in registers, and stores the row. The counters start at zero (torch.zeros); the autotuner's
-repeated launches keep adding, so "last" is read modulo the number of partials.
+Lay the tiles of row 0, row 1, ..., row n - 1 end to end and cut that line into P ranges of
+equal cost, one program each, P = the number of multiprocessors, all in a single wave. A program
+walks its range row by row: a row it holds whole is finished and stored at once; a row cut by a
+range boundary leaves a partial result (its rows normalised, in float16, with each row's maximum
+and sum in float32) in scratch memory. No second kernel merges them: each program that leaves a
+partial then adds one to the row's counter (an atomic, after its stores), and the program that
+brings the counter to the row's number of partials is the last: it reads the others' partials
+back (from L2) and merges them with its own, still in registers, and stores the row. The
+counters start at zero (torch.zeros); the autotuner's repeated launches keep adding, so "last"
+is read modulo the number of partials.
+
+Equal cost is not equal tiles. Timed on an H200 with the GPU's clock read inside the kernel, a
+tile took about 1.5-2 us, and every row a program starts cost about 5 us more (its queries
+loaded, two loops begun, its result stored): the program holding rows 0-4 whole finished last.
+So each row counts as its tiles plus ROW_COST units, and the line of units is cut into equal
+ranges: the slowest program went from 52 to 48 us. The partials are float16 because the merging
+program reads them back one after another at the very end of the kernel; half the bytes took
+it to 45 us.
 
 Where d is a multiple of 8 (every row of K and V on a 16-byte boundary), K and V come in through
 tensor descriptors (`tl.make_tensor_descriptor`): the tensor-memory accelerator copies each tile
@@ -31,6 +39,7 @@ DEVICE = "cpu" if os.environ.get("TRITON_INTERPRET") == "1" else "cuda"
 GPU_BLOCK_M = 128  # queries per tile on the GPU (and keys per tile)
 INTERPRET_BLOCK_M = 32  # the interpreter's cases are tiny: small tiles, so they get cut too
 INTERPRET_PROGRAMS = 5  # the interpreter's "multiprocessors"
+ROW_COST = 2  # what starting a row costs a program beyond its tiles, in tiles
 
 
 @triton.jit
@@ -98,14 +107,40 @@ def _attend_keys(
     return acc, l_i, m_i
 
 
+# The split in units: row r is S units of fixed cost followed by its r + 1 tiles, so it starts
+# at unit r (r + 1) / 2 + r S, and program p takes units [p U / P, (p + 1) U / P) of the U in all.
+
+
 @triton.jit
-def _row_of(x):
-    """The row r holding tile x of the triangle: r (r + 1) / 2 <= x < (r + 1) (r + 2) / 2."""
-    r = ((tl.sqrt((8 * x + 1).to(tl.float32)) - 1.0) * 0.5).to(tl.int32)
+def _units_before(r, S):
+    """Units before row r: the tiles of rows 0 .. r - 1 and their S units each."""
+    return r * (r + 1) // 2 + r * S
+
+
+@triton.jit
+def _row_of(u, S):
+    """The row r holding unit u: _units_before(r) <= u < _units_before(r + 1)."""
+    b = S.to(tl.float32) + 0.5
+    r = (tl.sqrt(b * b + 2.0 * u.to(tl.float32)) - b).to(tl.int32)
     # The square root may be a rounding off: one step either way puts it right.
-    r = tl.where((r + 1) * (r + 2) // 2 <= x, r + 1, r)
-    r = tl.where(r * (r + 1) // 2 > x, r - 1, r)
+    r = tl.where(_units_before(r + 1, S) <= u, r + 1, r)
+    r = tl.where(_units_before(r, S) > u, r - 1, r)
     return r
+
+
+@triton.jit
+def _tile_at(u, S):
+    """The first tile at or after unit u (a range that starts among a row's S units of fixed
+    cost starts at the row's first tile)."""
+    r = _row_of(u, S)
+    return r * (r + 1) // 2 + tl.maximum(u - _units_before(r, S) - S, 0)
+
+
+@triton.jit
+def _program_of(x, r, S, units, programs):
+    """The program whose range holds tile x of row r."""
+    u = _units_before(r, S) + S + x - r * (r + 1) // 2
+    return ((u + 1) * programs - 1) // units
 
 
 def _small_keys_only(configs, named_args, **kwargs):
@@ -128,18 +163,19 @@ else:
     key=["N", "BLOCK_D", "BLOCK_M", "TMA"],
     prune_configs_by={"early_config_prune": _small_keys_only},
 )
-@triton.jit(do_not_specialize=["N"])
+@triton.jit(do_not_specialize=["N", "S"])
 def attention_kernel(
     q_ptr,  # address of Q, N x d, row-major, float16
     k_ptr,  # address of K, N x d, row-major, float16
     v_ptr,  # address of V, N x d, row-major, float16
     o_ptr,  # address of the output, N x d, row-major, float16
-    part_ptr,  # scratch: 2 P x BLOCK_M x BLOCK_D float32 partial sums of p @ V
+    part_ptr,  # scratch: 2 P x BLOCK_M x BLOCK_D float16 partial results, rows normalised
     stats_ptr,  # scratch: 2 P x 2 x BLOCK_M float32 row maxima, then row sums
     count_ptr,  # scratch: one int32 counter per query block, zeroed
     N,  # sequence length
     d,  # head dimension
     qk_scale,  # log2(e) / sqrt(d)
+    S,  # units of fixed cost per row in the split of the work (ROW_COST, or 0)
     BLOCK_M: tl.constexpr,  # queries per tile, and keys per tile
     BLOCK_D: tl.constexpr,  # d rounded up to a power of two, at least 16
     EVEN_D: tl.constexpr,  # d == BLOCK_D
@@ -152,7 +188,7 @@ def attention_kernel(
     k_ptr = tl.multiple_of(k_ptr.to(tl.pointer_type(tl.float16)), 16)
     v_ptr = tl.multiple_of(v_ptr.to(tl.pointer_type(tl.float16)), 16)
     o_ptr = tl.multiple_of(o_ptr.to(tl.pointer_type(tl.float16)), 16)
-    part_ptr = tl.multiple_of(part_ptr.to(tl.pointer_type(tl.float32)), 16)
+    part_ptr = tl.multiple_of(part_ptr.to(tl.pointer_type(tl.float16)), 16)
     stats_ptr = tl.multiple_of(stats_ptr.to(tl.pointer_type(tl.float32)), 16)
     count_ptr = count_ptr.to(tl.pointer_type(tl.int32))
     if TMA:
@@ -173,12 +209,13 @@ def attention_kernel(
     programs = tl.num_programs(axis=0)
     rows = tl.cdiv(N, BLOCK_M)
     tiles = rows * (rows + 1) // 2
-    start = pid * tiles // programs
-    end = (pid + 1) * tiles // programs
+    units = tiles + rows * S
+    start = _tile_at(pid * units // programs, S)
+    end = _tile_at((pid + 1) * units // programs, S)
 
     offs_i = tl.arange(0, BLOCK_M)  # query row within the tile
     offs_d = tl.arange(0, BLOCK_D)
-    r = _row_of(start)
+    r = _row_of(pid * units // programs, S)  # the row of tile `start`
     row_first = r * (r + 1) // 2  # the tile index of (row r, key block 0)
     x = start
     while x < end:
@@ -218,17 +255,21 @@ def attention_kernel(
         else:
             # A cut row: leave the partial in this program's slot 0 (the range's first
             # segment) or slot 1 (its last). All BLOCK_M rows are stored (padding rows hold
-            # finite values), so no mask is needed.
+            # finite values, l_i > 0 in every row), so no mask is needed. Normalised, each
+            # value is an average of rows of V, so float16 keeps it within 2^-11 of itself.
             slot = 2 * pid + (x != start).to(tl.int32)
             part = part_ptr + slot * (BLOCK_M * BLOCK_D)
-            tl.store(part + offs_i[:, None] * BLOCK_D + offs_d[None, :], acc)
+            tl.store(
+                part + offs_i[:, None] * BLOCK_D + offs_d[None, :],
+                (acc / l_i[:, None]).to(tl.float16),
+            )
             stats = stats_ptr + slot * (2 * BLOCK_M)
             tl.store(stats + offs_i, m_i)
             tl.store(stats + BLOCK_M + offs_i, l_i)
-            # The programs that hold a piece of row r: tile x lies in program
-            # ((x + 1) P - 1) // T, as program p starts at p T / P.
-            p_first = ((row_first + 1) * programs - 1) // tiles
-            p_last = ((row_first + r + 1) * programs - 1) // tiles
+            # The programs that hold a piece of row r: those of its first and last tiles, and
+            # every one between (each range holds at least one tile).
+            p_first = _program_of(row_first, r, S, units, programs)
+            p_last = _program_of(row_first + r, r, S, units, programs)
             pieces = p_last - p_first + 1
             # Every thread's stores are done (barrier) before one thread's atomic publishes
             # them (release, GPU scope); its acquire makes the others' partials visible here.
@@ -236,27 +277,31 @@ def attention_kernel(
             arrived = tl.atomic_add(count_ptr + r, 1, sem="acq_rel", scope="gpu")
             if arrived % pieces == pieces - 1:
                 # The last piece to arrive: merge the others into ours and store the row.
-                for p in range(p_first, p_last + 1):
-                    if p != pid:
-                        # The row is the first segment of every program after p_first; for
-                        # p_first, only if that program starts at the row's first tile.
-                        other = 2 * p + (p * tiles // programs < row_first).to(tl.int32)
-                        stats = stats_ptr + other * (2 * BLOCK_M)
-                        part = part_ptr + other * (BLOCK_M * BLOCK_D)
-                        # .cg: read through L2, where the other multiprocessor wrote.
-                        m_c = tl.load(stats + offs_i, cache_modifier=".cg")
-                        l_c = tl.load(stats + BLOCK_M + offs_i, cache_modifier=".cg")
-                        acc_c = tl.load(
-                            part + offs_i[:, None] * BLOCK_D + offs_d[None, :],
-                            cache_modifier=".cg",
-                        )
-                        # Rescale both sides to the larger maximum.
-                        m_new = tl.maximum(m_i, m_c)
-                        alpha = tl.math.exp2(m_i - m_new)
-                        beta = tl.math.exp2(m_c - m_new)
-                        l_i = l_i * alpha + l_c * beta
-                        acc = acc * alpha[:, None] + acc_c * beta[:, None]
-                        m_i = m_new
+                # The others' pieces in program order, ours skipped; the loop is pipelined,
+                # so the next piece's loads are in flight while one is merged.
+                for i in tl.range(pieces - 1, num_stages=2):
+                    p = p_first + i
+                    p += (p >= pid).to(tl.int32)
+                    # The row is the first segment of every program after p_first; for
+                    # p_first, only if that program starts at the row's first tile.
+                    p_start = _tile_at(p * units // programs, S)
+                    other = 2 * p + (p_start < row_first).to(tl.int32)
+                    stats = stats_ptr + other * (2 * BLOCK_M)
+                    part = part_ptr + other * (BLOCK_M * BLOCK_D)
+                    # .cg: read through L2, where the other multiprocessor wrote.
+                    m_c = tl.load(stats + offs_i, cache_modifier=".cg")
+                    l_c = tl.load(stats + BLOCK_M + offs_i, cache_modifier=".cg")
+                    o_c = tl.load(
+                        part + offs_i[:, None] * BLOCK_D + offs_d[None, :], cache_modifier=".cg"
+                    )
+                    acc_c = o_c.to(tl.float32) * l_c[:, None]  # back to a sum of p @ V
+                    # Rescale both sides to the larger maximum.
+                    m_new = tl.maximum(m_i, m_c)
+                    alpha = tl.math.exp2(m_i - m_new)
+                    beta = tl.math.exp2(m_c - m_new)
+                    l_i = l_i * alpha + l_c * beta
+                    acc = acc * alpha[:, None] + acc_c * beta[:, None]
+                    m_i = m_new
                 tl.store(o_ptr + q_offsets, (acc / l_i[:, None]).to(tl.float16), mask=q_mask)
         # On to the next row.
         x = seg_end
@@ -296,10 +341,14 @@ def solve(q_ptr: int, k_ptr: int, v_ptr: int, output_ptr: int, N: int, d: int):
         triton.set_allocator(_launch_scratch)
     rows = triton.cdiv(N, BLOCK_M)
     tiles = rows * (rows + 1) // 2
-    # One program per multiprocessor, each with the same number of tiles (one wave).
+    # One program per multiprocessor, each with the same cost (one wave).
     programs = min(_num_sms(), tiles)
+    # Every row costs ROW_COST units besides its tiles, where a share holds more than that;
+    # otherwise (a few tiles a program) S = 0 and the split is by tiles alone. Either way every
+    # range holds at least one tile.
+    S = ROW_COST if (tiles + rows * ROW_COST) // programs > ROW_COST else 0
     # Two slots per program: the partial of its first segment and of its last.
-    part = torch.empty(2 * programs * BLOCK_M * BLOCK_D, dtype=torch.float32, device=DEVICE)
+    part = torch.empty(2 * programs * BLOCK_M * BLOCK_D, dtype=torch.float16, device=DEVICE)
     stats = torch.empty(2 * programs * 2 * BLOCK_M, dtype=torch.float32, device=DEVICE)
     counts = torch.zeros(rows, dtype=torch.int32, device=DEVICE)  # a fill, no computation
     attention_kernel[(programs,)](
@@ -313,6 +362,7 @@ def solve(q_ptr: int, k_ptr: int, v_ptr: int, output_ptr: int, N: int, d: int):
         N,
         d,
         qk_scale,
+        S,
         BLOCK_M=BLOCK_M,
         BLOCK_D=BLOCK_D,
         EVEN_D=d == BLOCK_D,

@@ -232,10 +232,12 @@ def test_the_stream_k_attention_splits_rows_by_their_cost(n, row_cost):
     v = torch.rand(n, d, generator=generator).half() * 2 - 1
     out = torch.empty(n, d, dtype=torch.float16)
     module.solve(q.data_ptr(), k.data_ptr(), v.data_ptr(), out.data_ptr(), n, d)
-    scores = (q.double() @ k.double().T) / d**0.5
-    scores = scores.masked_fill(torch.ones(n, n, dtype=torch.bool).triu(1), float("-inf"))
-    expected = torch.softmax(scores, dim=1) @ v.double()
-    assert torch.allclose(out.double(), expected, atol=1e-3, rtol=2e-3)
+    sizes = {"N": n, "d": d}
+    drawn = {"q_ptr": q, "k_ptr": k, "v_ptr": v}
+    expected = formula("causal_attention")({a: x.double().numpy() for a, x in drawn.items()}, sizes)
+    tol = registry.get("causal_attention", ROOT).tolerance.at(sizes)
+    got = out.double().numpy().reshape(-1)
+    np.testing.assert_allclose(got, expected["output_ptr"], atol=tol.atol, rtol=tol.rtol)
 
 
 @pytest.mark.gpu

@@ -2,9 +2,10 @@
 
 The causal work of one head is a triangle of tiles: query block r (BLOCK_M queries) meets key
 blocks 0 .. r (BLOCK_M keys each), the last one on the diagonal, so there are
-T = n (n + 1) / 2 tiles for n = cdiv(N, BLOCK_M) query blocks (2080 for N = 8192, BLOCK_M = 128).
+T = n (n + 1) / 2 tiles for n = cdiv(N, BLOCK_M) query blocks (8256 for N = 8192, BLOCK_M = 64).
 Lay the tiles of row 0, row 1, ..., row n - 1 end to end and cut that line into P ranges of
-equal cost, one program each, P = the number of multiprocessors, all in a single wave. A program
+equal cost, one program each, P = twice the number of multiprocessors, all in a single wave
+(two programs share each multiprocessor, below). A program
 walks its range row by row: a row it holds whole is finished and stored at once; a row cut by a
 range boundary leaves a partial result (its rows normalised, in float16, with each row's maximum
 and sum in float32) in scratch memory. No second kernel merges them: each program that leaves a
@@ -14,13 +15,22 @@ back (from L2) and merges them with its own, still in registers, and stores the 
 counters start at zero (torch.zeros); the autotuner's repeated launches keep adding, so "last"
 is read modulo the number of partials.
 
-Equal cost is not equal tiles. Timed on an H200 with the GPU's clock read inside the kernel, a
-tile took about 1.5-2 us, and every row a program starts cost about 5 us more (its queries
-loaded, two loops begun, its result stored): the program holding rows 0-4 whole finished last.
-So each row counts as its tiles plus ROW_COST units, and the line of units is cut into equal
-ranges: the slowest program went from 52 to 48 us. The partials are float16 because the merging
-program reads them back one after another at the very end of the kernel; half the bytes took
-it to 45 us.
+Equal cost is not equal tiles. Timed on an H200 with the GPU's clock read inside the kernel
+(128-query tiles then), a tile took about 1.5-2 us, and every row a program starts cost about
+5 us more (its queries loaded, two loops begun, its result stored): the program holding rows 0-4
+whole finished last. So each row counts as its tiles plus ROW_COST units, and the line of units
+is cut into equal ranges: the slowest program went from 52 to 48 us. The partials are float16
+because the merging program reads them back one after another at the very end of the kernel;
+half the bytes took it to 45 us.
+
+Two programs a multiprocessor, each one warp group on 64 queries. With 128-query tiles and 8
+warps, the kernel's two warp groups wait at the same barriers (Triton puts them around every
+copy), so the tensor cores idle during every softmax. Two programs on one multiprocessor wait
+only for themselves, and the warp schedulers run one's softmax beside the other's products.
+Each fits: 255 registers a thread for 128 threads, and 113 KiB of shared memory with three
+stages of 64-key steps. Judged on an H200, the call went from 51.8-52.1 to 49.9-50.2 us; on an
+H100 it stayed level (52.7 us). A row's start costs more 64 x 64 tiles than 128 x 128 ones:
+ROW_COST 4 was the fastest on the H200 of 3, 4, 6 and 8.
 
 Where d is a multiple of 8 (every row of K and V on a 16-byte boundary), K and V come in through
 tensor descriptors (`tl.make_tensor_descriptor`): the tensor-memory accelerator copies each tile
@@ -36,10 +46,12 @@ import triton
 import triton.language as tl
 
 DEVICE = "cpu" if os.environ.get("TRITON_INTERPRET") == "1" else "cuda"
-GPU_BLOCK_M = 128  # queries per tile on the GPU (and keys per tile)
+GPU_BLOCK_M = 64  # queries per tile on the GPU (and keys per tile)
+PROGRAMS_PER_SM = 2  # programs sharing a multiprocessor on the GPU
 INTERPRET_BLOCK_M = 32  # the interpreter's cases are tiny: small tiles, so they get cut too
-INTERPRET_PROGRAMS = 5  # the interpreter's "multiprocessors"
-ROW_COST = 2  # what starting a row costs a program beyond its tiles, in tiles
+INTERPRET_PROGRAMS = 5  # the interpreter's programs
+ROW_COST = 4  # what starting a row costs a program beyond its tiles, in tiles
+SHARED_MARGIN = 4096  # bytes of shared memory Triton may use beyond the tiles (barriers)
 
 
 @triton.jit
@@ -143,16 +155,27 @@ def _program_of(x, r, S, units, programs):
     return ((u + 1) * programs - 1) // units
 
 
-def _small_keys_only(configs, named_args, **kwargs):
-    """Only key steps that tile a query block (and so a tile) exactly."""
-    return [c for c in configs if c.kwargs["BLOCK_N"] <= kwargs["BLOCK_M"]]
+def _configs_that_fit(configs, named_args, **kwargs):
+    """Only key steps that tile a query block (and so a tile) exactly and, on the GPU, the first
+    config whose queries and stages of K and V fit the device's shared memory: one config, so
+    nothing is timed (two timed close together could swap places from run to run)."""
+    tiling = [c for c in configs if c.kwargs["BLOCK_N"] <= kwargs["BLOCK_M"]]
+    if DEVICE == "cpu":
+        return tiling
+    room = _device_properties()["max_shared_mem"] - SHARED_MARGIN
+    for c in tiling:
+        tiles = kwargs["BLOCK_M"] + 2 * c.num_stages * c.kwargs["BLOCK_N"]  # Q, then K and V
+        if 2 * kwargs["BLOCK_D"] * tiles <= room:  # float16
+            return [c]
+    return tiling[-1:]
 
 
 if DEVICE == "cuda":
+    # One warp group a program. Three stages fit two programs in a multiprocessor's shared
+    # memory on Hopper; two stages are for GPUs with less of it (the first that fits is used).
     CONFIGS = [
-        triton.Config({"BLOCK_N": 64}, num_warps=8, num_stages=3),
-        triton.Config({"BLOCK_N": 128}, num_warps=8, num_stages=3),
-        triton.Config({"BLOCK_N": 128}, num_warps=8, num_stages=2),
+        triton.Config({"BLOCK_N": 64}, num_warps=4, num_stages=3),
+        triton.Config({"BLOCK_N": 64}, num_warps=4, num_stages=2),
     ]
 else:
     CONFIGS = [triton.Config({"BLOCK_N": 16}), triton.Config({"BLOCK_N": 32})]
@@ -161,7 +184,7 @@ else:
 @triton.autotune(
     configs=CONFIGS,
     key=["N", "BLOCK_D", "BLOCK_M", "TMA"],
-    prune_configs_by={"early_config_prune": _small_keys_only},
+    prune_configs_by={"early_config_prune": _configs_that_fit},
 )
 @triton.jit(do_not_specialize=["N", "S"])
 def attention_kernel(
@@ -318,13 +341,17 @@ def _launch_scratch(size: int, alignment: int, stream):
 
 
 @functools.cache
-def _num_sms() -> int:
-    if DEVICE == "cpu":
-        return INTERPRET_PROGRAMS
+def _device_properties() -> dict:
     from triton.runtime import driver
 
-    props = driver.active.utils.get_device_properties(driver.active.get_current_device())
-    return props["multiprocessor_count"]
+    return driver.active.utils.get_device_properties(driver.active.get_current_device())
+
+
+def _programs() -> int:
+    """Programs launched: PROGRAMS_PER_SM a multiprocessor (the interpreter's own number)."""
+    if DEVICE == "cpu":
+        return INTERPRET_PROGRAMS
+    return PROGRAMS_PER_SM * _device_properties()["multiprocessor_count"]
 
 
 # q_ptr, k_ptr, v_ptr, output_ptr are device addresses (Python ints) of N x d float16 matrices,
@@ -341,8 +368,8 @@ def solve(q_ptr: int, k_ptr: int, v_ptr: int, output_ptr: int, N: int, d: int):
         triton.set_allocator(_launch_scratch)
     rows = triton.cdiv(N, BLOCK_M)
     tiles = rows * (rows + 1) // 2
-    # One program per multiprocessor, each with the same cost (one wave).
-    programs = min(_num_sms(), tiles)
+    # PROGRAMS_PER_SM programs a multiprocessor, each with the same cost (one wave).
+    programs = min(_programs(), tiles)
     # Every row costs ROW_COST units besides its tiles, where a share holds more than that;
     # otherwise (a few tiles a program) S = 0 and the split is by tiles alone. Either way every
     # range holds at least one tile.

@@ -261,7 +261,10 @@ def solve(a_ptr: int, b_ptr: int, c_ptr: int, M: int, N: int, K: int, alpha: flo
     BLOCK_M, BLOCK_N, BLOCK_K, STAGES, WARPS = 128, 256, 64, 3, 8
     swizzled = gl.NVMMASharedLayout(swizzle_byte_width=128, element_bitwidth=16, rank=2)
     tiles = triton.cdiv(M, BLOCK_M) * triton.cdiv(N, BLOCK_N)
-    programs = min(sm_count(), tiles)
+    # Waves of tiles, not SMs, set the time: 512 tiles on 132 SMs take four waves either way,
+    # but 128 programs of four tiles each leave four SMs idle from the start instead of
+    # sixteen in the last wave, and were measured 1.5% faster (the reason is not measured).
+    programs = triton.cdiv(tiles, triton.cdiv(tiles, sm_count()))
     gemm_gluon_kernel[(programs,)](
         a_ptr,
         b_ptr,

@@ -7,9 +7,10 @@ Two changes over a tiled kernel with pointer arithmetic (autotuned.py):
   strides of a matrix once; each load then names only the corner of a tile, and the copy engine
   moves the whole tile into shared memory, edges padded with zeros, while the warps compute.
   No address is computed per element and no mask is needed.
-- Persistence: as many programs as the GPU has SMs, each walking the tiles of C with a stride of
-  the program count, so no SM waits for a new program to be scheduled and the tiles still run in
-  the grouped order that keeps A and B in L2.
+- Persistence: at most as many programs as the GPU has SMs (the fewest that take as many waves
+  of tiles), each walking the tiles of C with a stride of the program count, so no SM waits for
+  a new program to be scheduled and the tiles still run in the grouped order that keeps A and B
+  in L2.
 
 TMA needs every row of a matrix to start on a 16-byte boundary: K and N multiples of 8 float16
 values. Other sizes go to a plain tiled kernel.
@@ -160,7 +161,10 @@ def solve(a_ptr: int, b_ptr: int, c_ptr: int, M: int, N: int, K: int, alpha: flo
     # (3 * (128*64 + 64*256) * 2 bytes = 144 KiB) and the 128 x 256 tile of C (64 KiB).
     BLOCK_M, BLOCK_N, BLOCK_K, STAGES = 128, 256, 64, 3
     tiles = triton.cdiv(M, BLOCK_M) * triton.cdiv(N, BLOCK_N)
-    programs = min(sm_count(), tiles)
+    # Waves of tiles, not SMs, set the time: 512 tiles on 132 SMs take four waves either way,
+    # but 128 programs of four tiles each leave four SMs idle from the start instead of
+    # sixteen in the last wave, and were measured 1.5% faster (the reason is not measured).
+    programs = triton.cdiv(tiles, triton.cdiv(tiles, sm_count()))
     gemm_tma_kernel[(programs,)](
         a_ptr,
         b_ptr,

@@ -2,6 +2,7 @@
 run here on CPU tensors in Triton's interpreter: it counts what the parent's check counts."""
 
 import pytest
+import torch
 
 from judge.core import inputs, registry, truth
 from judge.core.spec import Case
@@ -113,3 +114,66 @@ def test_a_kernel_asking_its_launcher_for_more_scratch_than_a_call_may_hold_is_r
     # allocation, so it holds on a machine without a GPU too.
     with pytest.raises(ValueError, match="global scratch"):
         player.launch_scratch(player.MAX_SCRATCH_BYTES + 1, 128, None)
+
+
+def library_sets(pid: str, count: int = 2):
+    """A puzzle's smallest test shape as the timer's input sets on the CPU, and its reference."""
+    spec = registry.get(pid, registry.puzzles_root())
+    case = min(spec.tests, key=lambda c: sum(lay.total for lay in inputs.layouts(spec, c.size_map)))
+    tolerance = spec.tolerance.at(case.size_map)
+    sets = [
+        player.CheckedSet(
+            spec,
+            case.size_map,
+            inputs.pristine(spec, case.size_map, seed),
+            None,
+            tolerance,
+            device="cpu",
+        )
+        for seed in range(11, 11 + count)
+    ]
+    return spec, case.size_map, sets, truth.load_reference(spec)
+
+
+def wrong_after_a_call(one, call) -> int:
+    """The wrong elements of one call on a set reset first, as the timer's loop makes it."""
+    counter = torch.zeros(1, dtype=torch.int64)
+    one.reset()
+    call.play(one.bases, one.scratch)
+    one.wrong(counter)
+    return int(counter.item())
+
+
+def test_a_library_call_plays_on_each_sets_own_buffers_and_is_held_to_its_first_answers():
+    """The timer times the reference and the library calls in the loop that times a submission
+    (player.timed): each call on the set it is handed, checked after it like a submission's."""
+    spec, sizes, sets, reference = library_sets("vector_add")
+    call = player.LibraryCall(reference, spec, sizes, sets)
+    for one in sets:
+        one.own_answers(call)
+        a, b, _ = (inputs.data_view(one.fulls[lay.arg.name], lay) for lay in one.layouts)
+        assert bool((one.truths["c_ptr"] == (a + b).double()).all())
+    first, second = (one.truths["c_ptr"] for one in sets)
+    assert not bool((first == second).all())  # two sets, two sums
+    assert [wrong_after_a_call(one, call) for one in sets] == [0, 0]
+
+    def off_by_one(a, b, c, N):
+        reference(a, b, c, N)
+        c[0] += 1.0
+
+    spoiled = player.LibraryCall(off_by_one, spec, sizes, sets)
+    assert [wrong_after_a_call(one, spoiled) for one in sets] == [1, 1]
+
+
+def test_a_library_call_on_an_in_place_buffer_starts_from_its_state_before_a_call_every_time():
+    # gemm_fp16 reads the old C and overwrites it: played twice without the set's reset, the
+    # second call would scale the first one's answer.
+    spec, sizes, sets, reference = library_sets("gemm_fp16", count=1)
+    [one] = sets
+    call = player.LibraryCall(reference, spec, sizes, sets)
+    one.own_answers(call)
+    assert wrong_after_a_call(one, call) == 0 and wrong_after_a_call(one, call) == 0
+    counter = torch.zeros(1, dtype=torch.int64)
+    call.play(one.bases, one.scratch)  # no reset: the old C is the last answer
+    one.wrong(counter)
+    assert int(counter.item()) > 0

@@ -18,6 +18,9 @@ from judge.workers.channel import WorkerProcess
 
 CALIBRATION_TIMEOUT_S = 120.0
 MEASURES = "v2"  # the shape of cached measurements (copy curve; reference with library calls)
+# How the reference and the library calls were timed: "played", in the loop that times a
+# submission's replay (older entries were timed by do_bench and are measured again).
+REFERENCE_TIMING = "played"
 # (kind, key) -> the value this process measured: --recalibrate measures each key once per
 # batch, not once per submission, and a value whose entry a concurrent writer dropped from the
 # disk cache is not measured again
@@ -118,7 +121,7 @@ def reference_times(
     """The reference's measured times for each benchmark shape, in order; cached per device,
     puzzle, reference.py's contents, sizes and draw."""
     digest = file_sha256(spec.directory / "reference.py")[:16]
-    reference = f"{MEASURES}|{device_key(env)}|{spec.id}|{digest}"
+    reference = f"{MEASURES}|{REFERENCE_TIMING}|{device_key(env)}|{spec.id}|{digest}"
     return [
         measure(
             "reference",

@@ -145,13 +145,15 @@ class CheckedSet:
         outputs: dict | None,
         tolerance: Tolerance,
         scratch: tuple[int, ...] = (),
+        device: str = "cuda",
     ):
         self.layouts = inputs.layouts(spec, sizes)
-        self.tol = device_checks.tolerances(tolerance.atol, tolerance.rtol, "cuda")
+        self.device = device
+        self.tol = device_checks.tolerances(tolerance.atol, tolerance.rtol, device)
         self.fulls, self.starts, self.truths = {}, {}, {}
         for lay in self.layouts:
             name = lay.arg.name
-            self.starts[name] = inputs.guarded(lay, initial.get(name), "cuda")
+            self.starts[name] = inputs.guarded(lay, initial.get(name), device)
             self.fulls[name] = self.starts[name].clone()
             if lay.arg.role != "in" and outputs is not None:  # None: see own_answers
                 self.truths[name] = outputs[name].to("cuda", torch.float64)
@@ -160,7 +162,7 @@ class CheckedSet:
 
     def allocate(self, scratch: tuple[int, ...]) -> None:
         """The scratch regions of the recorded calls (bytes each), on the device."""
-        self.scratch = [torch.empty(n, dtype=torch.uint8, device="cuda") for n in scratch]
+        self.scratch = [torch.empty(n, dtype=torch.uint8, device=self.device) for n in scratch]
 
     def reset(self) -> None:
         for lay in self.layouts:
@@ -169,13 +171,16 @@ class CheckedSet:
         for region in self.scratch:
             region.fill_(SCRATCH_POISON)
 
-    def own_answers(self, replayer: Player) -> None:
-        """(A puzzle whose reference's `check` judges the outputs, which need not equal the
-        reference's.) The set's first call, made now: its outputs become the truths that the
-        timed calls are held to, and the parent judges that call's buffers with the check."""
+    def own_answers(self, replayer: Player | LibraryCall) -> None:
+        """The set's first call, made now: its outputs become the truths that the timed calls
+        are held to. For a puzzle whose reference's `check` judges the outputs (which need not
+        equal the reference's), the parent judges that call's buffers with the check; for a
+        library call timed beside the submission, the check after each call is the same work
+        as a submission's."""
         self.reset()
         replayer.play(self.bases, self.scratch)
-        torch.cuda.synchronize()
+        if self.device == "cuda":
+            torch.cuda.synchronize()
         for lay in self.layouts:
             if lay.arg.role != "in":
                 g, n = lay.guard, lay.n
@@ -197,8 +202,34 @@ class CheckedSet:
             device_checks.outside_tolerance(full[g : g + n], self.truths[name], self.tol, counter)
 
 
+def _by_address(bases: dict[str, tuple[int, int]]) -> tuple:
+    return tuple(sorted((name, address) for name, (address, _) in bases.items()))
+
+
+class LibraryCall:
+    """A PyTorch function of solve()'s arguments (the reference, or a library call that
+    reference.py lists in LIBRARY), played on a CheckedSet's own buffers as `Player.play`
+    plays a recorded sequence. `timed` then times the library exactly as it times a
+    submission: the set reset, the L2 cache flushed, the same head start, the same check after
+    each call. A long call that draws much power slows down when the tensor cores rest less
+    between calls, so a library timed in another loop (do_bench's, with only a flush and a head
+    start between calls) would be held to a different clock than the submission beside it."""
+
+    def __init__(self, fn, spec, sizes: dict, sets: list[CheckedSet], scalars=None):
+        self.fn = fn
+        self.args = {}
+        for one in sets:
+            views = {
+                lay.arg.name: inputs.data_view(one.fulls[lay.arg.name], lay) for lay in one.layouts
+            }
+            self.args[_by_address(one.bases)] = inputs.call_args(spec, sizes, views, "", scalars)
+
+    def play(self, bases: dict[str, tuple[int, int]], scratch: list[torch.Tensor]) -> None:
+        self.fn(*self.args[_by_address(bases)])
+
+
 def timed(
-    player: Player,
+    player: Player | LibraryCall,
     sets: list[CheckedSet],
     warmup_ms: float = bench.WARMUP_MS,
     rep_ms: float = bench.REP_MS,

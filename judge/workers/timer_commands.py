@@ -11,7 +11,6 @@ command; the worker's op_* methods of the same names call them.
 
 from __future__ import annotations
 
-import itertools
 from pathlib import Path
 
 from judge.core import bench, inputs
@@ -39,16 +38,31 @@ def op_quiet(worker, cmd: dict) -> None:
 
 def op_time_reference(worker, cmd: dict) -> None:
     """The reference's times, and those of each library call reference.py lists in LIBRARY
-    (other means to the same output), in the same harness."""
+    (other means to the same output), each played on the timer's own input sets and timed by
+    the loop that times a submission's replay (player.timed, through player.LibraryCall): the
+    same reset, flush, head start and check around every call."""
     if worker.reference is None:
         module = import_file(worker.spec.directory / "reference.py", "reference")
         worker.reference = module.reference
         worker.libraries = dict(getattr(module, "LIBRARY", None) or {})
-    sets = [worker.build(cmd, seed, paths)[2] for seed, paths in input_sets(cmd)]
+    sizes = cmd["sizes"]
+    tolerance = worker.spec.tolerance.at(sizes)
+    sets = [
+        player.CheckedSet(
+            worker.spec,
+            sizes,
+            worker.drawn(sizes, seed, cmd.get("draw", ""), paths),
+            None,
+            tolerance,
+        )
+        for seed, paths in input_sets(cmd)
+    ]
 
     def timed(fn) -> list[float]:
-        calls = itertools.cycle(sets)
-        return bench.time_calls(lambda: fn(*next(calls)))
+        call = player.LibraryCall(fn, worker.spec, sizes, sets, cmd.get("scalars"))
+        for one in sets:
+            one.own_answers(call)  # the check after each timed call holds it to these
+        return player.timed(call, sets)["times"]
 
     value = {
         "reference": timed(worker.reference),

@@ -177,3 +177,14 @@ def test_a_library_call_on_an_in_place_buffer_starts_from_its_state_before_a_cal
     call.play(one.bases, one.scratch)  # no reset: the old C is the last answer
     one.wrong(counter)
     assert int(counter.item()) > 0
+
+
+def test_a_solve_call_is_handed_each_buffers_address_as_the_judge_hands_it():
+    # library_race.py times solutions in process through the same loop: solve() takes addresses.
+    spec, sizes, sets, _ = library_sets("vector_add")
+    seen = []
+    call = player.LibraryCall(lambda *args: seen.append(args), spec, sizes, sets, pointers=True)
+    for one in sets:
+        call.play(one.bases, one.scratch)
+        views = [inputs.data_view(one.fulls[lay.arg.name], lay) for lay in one.layouts]
+        assert seen.pop() == (*(v.data_ptr() for v in views), sizes["N"])

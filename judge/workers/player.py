@@ -215,13 +215,19 @@ class LibraryCall:
     between calls, so a library timed in another loop (do_bench's, with only a flush and a head
     start between calls) would be held to a different clock than the submission beside it."""
 
-    def __init__(self, fn, spec, sizes: dict, sets: list[CheckedSet], scalars=None):
+    def __init__(
+        self, fn, spec, sizes: dict, sets: list[CheckedSet], scalars=None, pointers: bool = False
+    ):
+        """`pointers`: fn takes each buffer's address, as solve() does (a script that times a
+        solution in its own process, the way the judge times the replay of its calls)."""
         self.fn = fn
         self.args = {}
         for one in sets:
             views = {
                 lay.arg.name: inputs.data_view(one.fulls[lay.arg.name], lay) for lay in one.layouts
             }
+            if pointers:
+                views = {name: view.data_ptr() for name, view in views.items()}
             self.args[_by_address(one.bases)] = inputs.call_args(spec, sizes, views, "", scalars)
 
     def play(self, bases: dict[str, tuple[int, int]], scratch: list[torch.Tensor]) -> None:

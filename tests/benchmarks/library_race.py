@@ -2,21 +2,24 @@
 benchmark shapes, on a GPU; printed, not asserted:
 
     python tests/benchmarks/library_race.py [--puzzles sort,prefix_sum] [--drafts DIR]
-        [--reps 100] [--sustained] [--out FILE]
+        [--sustained [--reps 100]] [--out FILE]
 
-A quick way to compare kernels while writing them, without the judge's cases: each solution
-runs once on the benchmark's inputs and is compared with the library's answer (the largest
-relative error is printed), then each call is timed as the judge's timer does it: the buffers
-restored, the L2 cache flushed, a head start on the device, CUDA events around the call. The
+A quick way to compare kernels while writing them, without the judge's cases. Each shape gets
+the judge's input sets (three, drawn from the shape's seed and the two after it) and the library's
+first answer on each as its truth. Each solution runs once and is compared with it (the largest
+relative error is printed). Then every call, the library's and the solutions', is timed in the
+judge's own timing loop (`judge.workers.player.timed`): the set's outputs reset, the L2 cache
+flushed, a head start on the device, CUDA events around the call, every buffer checked after it
+(the wrong calls are printed). So the library's figure and a solution's come from one loop, as
+in the judge, where the solution's calls are replayed from a recording instead of called. The
 library calls are the reference's and every `LIBRARY` entry of reference.py. `--drafts DIR`
 adds DIR/<puzzle>/*.py to the shipped solutions. The judge's own figures come from `tpuzzle run`.
 
-`--sustained` times the calls back to back instead, as `triton.testing.do_bench` does (the L2
-cache flushed before each, no restore, no head start). The tensor cores then never rest, so a
-kernel that draws more power than the board allows runs at a lower clock than in the judge's
-timing, where each call follows a restore, a flush and a head start in which they idle. The
-buffers are not restored between calls: a solution whose call changes its own inputs is timed
-on what it left there.
+`--sustained` times `--reps` calls back to back instead, as `triton.testing.do_bench` does (the
+L2 cache flushed before each, no reset, no head start, no check). The tensor cores then never
+rest, so a kernel that draws more power than the board allows runs at a lower clock than in the
+judge's timing. The sets are not reset between calls: a solution whose call changes its own
+inputs is timed on what it left there.
 """
 
 from __future__ import annotations
@@ -36,87 +39,46 @@ sys.path.insert(0, str(ROOT))
 from judge.core import bench, inputs, registry  # noqa: E402
 from judge.core.loader import import_file  # noqa: E402
 from judge.core.truth import load_reference  # noqa: E402
+from judge.workers import player  # noqa: E402
 
-HEAD_START_US = 300
-
-
-class Buffers:
-    """One benchmark shape's buffers on the device, restorable to their state before a call."""
-
-    def __init__(self, spec, sizes: dict, seed: int):
-        self.layouts = [lay for lay in inputs.layouts(spec, sizes)]
-        initial = inputs.pristine(spec, sizes, seed)
-        self.start, self.now = {}, {}
-        for lay in self.layouts:
-            name = lay.arg.name
-            if name in initial:
-                first = initial[name].to("cuda")
-            else:
-                first = (
-                    torch.full(
-                        (lay.n,),
-                        float("nan"),
-                        dtype=inputs.torch_dtype(lay.arg.dtype),
-                        device="cuda",
-                    )
-                    if lay.arg.dtype.startswith(("float", "bfloat"))
-                    else torch.zeros(lay.n, dtype=inputs.torch_dtype(lay.arg.dtype), device="cuda")
-                )
-            self.start[name] = first
-            self.now[name] = first.clone()
-
-    def reset(self) -> None:
-        for lay in self.layouts:
-            if lay.arg.role != "in":
-                self.now[lay.arg.name].copy_(self.start[lay.arg.name])
-
-    def outputs(self) -> dict:
-        return {
-            lay.arg.name: self.now[lay.arg.name] for lay in self.layouts if lay.arg.role != "in"
-        }
+SETS = 3  # input sets a shape's calls rotate through (the judge's timer: two or three)
 
 
-def timed(fn, buffers: Buffers, reps: int) -> list[float]:
-    """Milliseconds per call, as the judge's timer measures a replay."""
-    cache = torch.empty(256 << 20, dtype=torch.int8, device="cuda")
-    cycles = int(HEAD_START_US * bench._clock_khz(_driver()) / 1000)
-    for _ in range(3):
-        buffers.reset()
-        fn()
-    starts = [torch.cuda.Event(enable_timing=True) for _ in range(reps)]
-    ends = [torch.cuda.Event(enable_timing=True) for _ in range(reps)]
-    for i in range(reps):
-        buffers.reset()
-        cache.zero_()
-        torch.cuda._sleep(cycles)
-        starts[i].record()
-        fn()
-        ends[i].record()
-    torch.cuda.synchronize()
-    return [s.elapsed_time(e) for s, e in zip(starts, ends, strict=True)]
+def shape_sets(spec, case) -> list[player.CheckedSet]:
+    """A benchmark shape's input sets on the device, as the judge's timer holds them."""
+    sizes = case.size_map
+    tolerance = spec.tolerance.at(sizes)
+    return [
+        player.CheckedSet(spec, sizes, inputs.pristine(spec, sizes, case.seed + j), None, tolerance)
+        for j in range(SETS)
+    ]
 
 
-def sustained(fn, buffers: Buffers, reps: int) -> list[float]:
+def timed(call, sets: list[player.CheckedSet], reps: int) -> tuple[list[float], int]:
+    """Milliseconds per call and the calls that got anything wrong, in the judge's own timing
+    loop (its budgets of calls, not `reps`)."""
+    result = player.timed(call, sets)
+    return result["times"], result["wrong_calls"]
+
+
+def sustained(call, sets: list[player.CheckedSet], reps: int) -> tuple[list[float], None]:
     """Milliseconds per call, the calls back to back (only the L2 flush between them)."""
     cache = torch.empty(256 << 20, dtype=torch.int8, device="cuda")
-    buffers.reset()
-    for _ in range(3):
-        fn()
+    for one in sets:
+        one.reset()
+    for j in range(3):
+        one = sets[j % len(sets)]
+        call.play(one.bases, one.scratch)
     starts = [torch.cuda.Event(enable_timing=True) for _ in range(reps)]
     ends = [torch.cuda.Event(enable_timing=True) for _ in range(reps)]
     for i in range(reps):
+        one = sets[i % len(sets)]
         cache.zero_()
         starts[i].record()
-        fn()
+        call.play(one.bases, one.scratch)
         ends[i].record()
     torch.cuda.synchronize()
-    return [s.elapsed_time(e) for s, e in zip(starts, ends, strict=True)]
-
-
-def _driver():
-    from triton import runtime
-
-    return runtime.driver.active
+    return [s.elapsed_time(e) for s, e in zip(starts, ends, strict=True)], None
 
 
 def error(got: dict, want: dict) -> float:
@@ -129,6 +91,15 @@ def error(got: dict, want: dict) -> float:
     return worst
 
 
+def outputs(one: player.CheckedSet) -> dict:
+    """The output buffers of a set, without their guard bands."""
+    return {
+        lay.arg.name: inputs.data_view(one.fulls[lay.arg.name], lay)
+        for lay in one.layouts
+        if lay.arg.role != "in"
+    }
+
+
 def race(spec, drafts: Path | None, reps: int, timer=timed) -> list[dict]:
     module = import_file(spec.directory / "reference.py", f"race_reference_{spec.id}")
     reference = load_reference(spec)
@@ -139,31 +110,27 @@ def race(spec, drafts: Path | None, reps: int, timer=timed) -> list[dict]:
     rows = []
     for case in spec.benchmarks:
         sizes = case.size_map
-        buffers = Buffers(spec, sizes, case.seed)
-        tensors = [buffers.now[a.name] if a.is_buffer else None for a in spec.args]
-        args_t = inputs.call_args(spec, sizes, {n: t for n, t in buffers.now.items()})
-        args_p = inputs.call_args(spec, sizes, {n: t.data_ptr() for n, t in buffers.now.items()})
-        del tensors
-        want = None
-        for label, fn in library.items():
-            buffers.reset()
-            fn(*args_t)
-            torch.cuda.synchronize()
-            if want is None:
-                want = {k: v.clone() for k, v in buffers.outputs().items()}
-            times = timer(lambda fn=fn, args=args_t: fn(*args), buffers, reps)
-            rows.append(_row(spec, case, "library: " + label, times, None))
+        sets = shape_sets(spec, case)
+        for k, (label, fn) in enumerate(library.items()):
+            call = player.LibraryCall(fn, spec, sizes, sets)
+            if k == 0:  # the reference's answers are every call's truths
+                for one in sets:
+                    one.own_answers(call)
+            times, wrong = timer(call, sets, reps)
+            rows.append(_row(spec, case, "library: " + label, times, None, wrong))
         for path in files:
             label = path.relative_to(ROOT) if path.is_relative_to(ROOT) else path
             try:
                 solve = import_file(path, f"race_{spec.id}_{path.stem}").solve
-                solve(*args_p)  # compiles and tunes (an autotuner tries its configs in place)
-                buffers.reset()
-                solve(*args_p)
+                call = player.LibraryCall(solve, spec, sizes, sets, pointers=True)
+                first = sets[0]
+                call.play(first.bases, first.scratch)  # compiles and tunes (in place)
+                first.reset()
+                call.play(first.bases, first.scratch)
                 torch.cuda.synchronize()
-                err = error(buffers.outputs(), want)
-                times = timer(lambda solve=solve, args=args_p: solve(*args), buffers, reps)
-                rows.append(_row(spec, case, str(label), times, err))
+                err = error(outputs(first), first.truths)
+                times, wrong = timer(call, sets, reps)
+                rows.append(_row(spec, case, str(label), times, err, wrong))
             except Exception as exc:  # a draft that fails is reported, the race goes on
                 traceback.print_exc(limit=3)
                 rows.append(
@@ -182,12 +149,12 @@ def race(spec, drafts: Path | None, reps: int, timer=timed) -> list[dict]:
         for r in rows:
             if r.get("case") == case.name and "median_us" in r:
                 r["vs_library"] = best_library / r["median_us"]
-        del buffers
+        del sets
         torch.cuda.empty_cache()
     return rows
 
 
-def _row(spec, case, who: str, times: list[float], err: float | None) -> dict:
+def _row(spec, case, who: str, times: list[float], err: float | None, wrong: int | None) -> dict:
     median = statistics.median(times)
     work = bench.work(spec, case.size_map)
     return {
@@ -199,6 +166,7 @@ def _row(spec, case, who: str, times: list[float], err: float | None) -> dict:
         "p80_us": sorted(times)[4 * len(times) // 5] * 1e3,
         "rate": work / (median * 1e-3) / 1e9 if work else None,
         "max_rel_error": err,
+        "wrong_calls": wrong,
     }
 
 
@@ -208,7 +176,7 @@ def main() -> None:
         "--puzzles", default="sort,prefix_sum,matmul,gemm_fp16,matrix_copy,causal_attention"
     )
     parser.add_argument("--drafts", type=Path, default=None)
-    parser.add_argument("--reps", type=int, default=100)
+    parser.add_argument("--reps", type=int, default=100, help="calls timed with --sustained")
     parser.add_argument("--sustained", action="store_true", help="the calls back to back")
     parser.add_argument("--out", type=Path, default=None)
     args = parser.parse_args()
@@ -222,6 +190,8 @@ def main() -> None:
                 print(f"{r['puzzle']:16s} {r['case']:28s} {r['who']:60s} FAILED {r['failed']}")
                 continue
             err = "" if r["max_rel_error"] is None else f"err {r['max_rel_error']:.1e}"
+            if r["wrong_calls"]:
+                err += f" WRONG in {r['wrong_calls']} timed calls"
             print(
                 f"{r['puzzle']:16s} {r['case']:28s} {r['who']:60s} {r['median_us']:9.1f} us "
                 f"[{r['p20_us']:.1f}-{r['p80_us']:.1f}] {r['vs_library']:5.2f}x lib  {err}",

@@ -156,7 +156,7 @@ class CheckedSet:
             self.starts[name] = inputs.guarded(lay, initial.get(name), device)
             self.fulls[name] = self.starts[name].clone()
             if lay.arg.role != "in" and outputs is not None:  # None: see own_answers
-                self.truths[name] = outputs[name].to("cuda", torch.float64)
+                self.truths[name] = outputs[name].to(device, torch.float64)
         self.allocate(scratch)
         self.bases = addresses(self.fulls)
 

@@ -5,15 +5,16 @@ benchmark shapes, on a GPU; printed, not asserted:
         [--sustained [--reps 100]] [--out FILE]
 
 A quick way to compare kernels while writing them, without the judge's cases. Each shape gets
-the judge's input sets (three, drawn from the shape's seed and the two after it) and the library's
-first answer on each as its truth. Each solution runs once and is compared with it (the largest
-relative error is printed). Then every call, the library's and the solutions', is timed in the
-judge's own timing loop (`judge.workers.player.timed`): the set's outputs reset, the L2 cache
-flushed, a head start on the device, CUDA events around the call, every buffer checked after it
-(the wrong calls are printed). So the library's figure and a solution's come from one loop, as
-in the judge, where the solution's calls are replayed from a recording instead of called. The
-library calls are the reference's and every `LIBRARY` entry of reference.py. `--drafts DIR`
-adds DIR/<puzzle>/*.py to the shipped solutions. The judge's own figures come from `tpuzzle run`.
+three input sets, drawn from the shape's seed and the two after it (the judge draws its own from
+seeds it keeps), and the library's first answer on each as its truth. Each solution runs once
+and is compared with it (the largest relative error is printed). Then every call, the library's
+and the solutions', is timed in the judge's own timing loop (`judge.workers.player.timed`): the
+set's outputs reset, the L2 cache flushed, a head start on the device, CUDA events around the
+call, every buffer checked after it (the wrong calls are printed). So the library's figure and a
+solution's come from one loop, as in the judge, where the solution's calls are replayed from a
+recording instead of called. The library calls are the reference's and every `LIBRARY` entry of
+reference.py. `--drafts DIR` adds DIR/<puzzle>/*.py to the shipped solutions. The judge's own
+figures come from `tpuzzle run`.
 
 `--sustained` times `--reps` calls back to back instead, as `triton.testing.do_bench` does (the
 L2 cache flushed before each, no reset, no head start, no check). The tensor cores then never

@@ -185,3 +185,82 @@ def test_the_score_is_the_geometric_mean_of_floored_shapes():
     assert score.copy_pct == pytest.approx(60.0) and score.shapes == 2
     assert score.sol_pct is None  # not every shape has one
     assert bench.score([]) is None
+
+
+def test_every_peak_is_timed_by_the_loop_it_is_given_and_is_the_call_it_names():
+    """calibrate times each library call with the function the timer hands it (the loop that
+    times a submission's replay); here a fake that plays the call once on a small CPU set of
+    the same buffers, so each call is seen to compute what its peak names."""
+    import torch
+
+    from judge.core import inputs
+    from judge.workers import player
+
+    asked = []
+
+    def played(spec, sizes, fn):
+        small = {"n": 8}
+        initial = inputs.pristine(spec, small, seed=3)
+        one = player.CheckedSet(spec, small, initial, None, spec.tolerance.at(small), device="cpu")
+        one.own_answers(player.LibraryCall(fn, spec, small, [one]))
+        got = {name: t.to(torch.float64) for name, t in one.truths.items()}
+        given = {name: t.to(torch.float64) for name, t in initial.items()}
+        if spec.id == "copy":
+            assert torch.equal(got["dst"], given["src"])
+        elif spec.id == "read":
+            assert got["total"].item() == pytest.approx(given["src"].sum().item(), rel=1e-5)
+        else:
+            product = given["a"].view(8, 8) @ given["b"].view(8, 8)
+            assert torch.allclose(got["c"].view(8, 8), product, rtol=1e-2, atol=1e-2)
+        asked.append((spec.id, sizes["n"], torch.backends.cuda.matmul.allow_tf32))
+        return [3.0, 1.0, 2.0]  # a median of 2 ms
+
+    before = torch.backends.cuda.matmul.allow_tf32
+    calibration = bench.calibrate(played)
+    assert torch.backends.cuda.matmul.allow_tf32 == before
+    n = bench.MATMUL_N
+    copies = [((mib << 20) // 8) for mib in bench.COPY_CURVE_MIB]
+    assert asked == [("copy", c, before) for c in copies] + [
+        ("matmul_float32", n, False),
+        ("matmul_float32", n, True),  # TF32 allowed for this one only
+        ("matmul_float16", n, False),
+        ("read", (bench.READ_MIB << 20) // 4, before),
+    ]
+    assert calibration["copy_curve"] == {
+        str(mib << 20): (mib << 20) / 2 / 1e6 for mib in bench.COPY_CURVE_MIB
+    }
+    assert calibration["copy_gbps"] == (bench.COPY_CURVE_MIB[-1] << 20) / 2 / 1e6
+    assert calibration["read_gbps"] == (bench.READ_MIB << 20) / 2 / 1e6
+    flops = 2 * n**3 / 2 / 1e9
+    assert calibration["peaks_tflops"] == pytest.approx(
+        {"matmul_fp32": flops, "matmul_tf32": flops, "matmul_fp16": flops}
+    )
+
+
+CALIBRATE = """
+import json
+from judge.core import bench
+from judge.workers import timer_commands
+print(json.dumps(bench.calibrate(timer_commands.played_alone)))
+"""
+
+
+@pytest.mark.gpu
+def test_the_device_s_peaks_are_measured_in_the_timer_s_own_loop():
+    import json
+    import os
+    import subprocess
+    import sys
+
+    # on the device, not in Triton's interpreter (which the tests' environment sets)
+    env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
+    done = subprocess.run(
+        [sys.executable, "-c", CALIBRATE], env=env, capture_output=True, text=True, timeout=300
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    calibration = json.loads(done.stdout.splitlines()[-1])
+    peaks = calibration["peaks_tflops"]
+    assert 0 < peaks["matmul_fp32"] < peaks["matmul_tf32"] < peaks["matmul_fp16"]
+    curve = [calibration["copy_curve"][str(mib << 20)] for mib in bench.COPY_CURVE_MIB]
+    assert 0 < curve[0] < curve[-1] == calibration["copy_gbps"]
+    assert calibration["read_gbps"] > 0

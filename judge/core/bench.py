@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from judge.core.results import Score, Timing
-from judge.core.spec import PuzzleSpec, evaluate
+from judge.core.spec import Arg, Draw, PuzzleSpec, SpeedOfLight, Tolerance, evaluate
 
 WARMUP_MS = 25  # do_bench warm-up budget
 REP_MS = 100  # do_bench repetition budget
@@ -156,51 +156,111 @@ def _clock_khz(driver) -> float:
         return 2_000_000.0
 
 
-def calibrate() -> dict:
-    """The device's own peaks: device-to-device copy bandwidth at several sizes (the largest is
-    `copy_gbps`), read bandwidth, and dense matmul throughput."""
+# How the timer times each of the calibration's library calls: (the call's buffers as a spec,
+# its sizes, the call) -> every timed call in ms. The timer passes the loop that times a
+# submission's replay (judge.workers.player.timed), so that a peak and the figure held to it come
+# from the same loop: a long call that draws much power runs more slowly with less rest between
+# calls (cuBLAS's TF32 matmul 5-16% on an H100 back to back, as do_bench calls it), and a peak
+# timed that way read 102-106% for a kernel timed the judge's way.
+Played = Callable[[PuzzleSpec, dict[str, int], Callable], list[float]]
+MATMUL_N = 8192  # the square matmuls of the peaks
+PEAKS = (  # (name, element type, TF32 allowed)
+    ("matmul_fp32", "float32", False),
+    ("matmul_tf32", "float32", True),
+    ("matmul_fp16", "float16", False),
+)
+
+
+def measurement(name: str, buffers: tuple[tuple[str, str, str, tuple[str, ...]], ...]):
+    """One of the calibration's library calls as a puzzle's spec: its buffers, each (name, role,
+    element type, shape in n), then the size n; the timer plays it as it plays a library call
+    beside a submission (inputs drawn, outputs the sentinel, guard bands, the check after each
+    call against the first call's answers)."""
+    normal = Draw(dist="normal")
+    args = tuple(
+        Arg(name=b, role=role, dtype=dtype, shape=shape, draw=normal if role == "in" else None)
+        for b, role, dtype, shape in buffers
+    )
+    return PuzzleSpec(
+        id=name,
+        title=name,
+        difficulty="easy",
+        tags=(),
+        statement="",
+        example="",
+        args=(*args, Arg(name="n", role="size")),
+        # the timed calls against the first call's answers: the same library call on the same
+        # inputs, within float16's rounding (a reduction may add in another order)
+        tolerance=Tolerance(atol=1e-3, rtol=1e-3),
+        limits=(("n", 1, 1 << 40),),
+        constraints=(),
+        tests=(),
+        benchmarks=(),
+        speed_of_light=SpeedOfLight(measure="bytes", formula="0", peak="copy_bandwidth"),
+        library="",
+        timeout_s=60.0,
+        directory=Path("."),
+    )
+
+
+COPY = measurement("copy", (("src", "in", "float32", ("n",)), ("dst", "out", "float32", ("n",))))
+READ = measurement("read", (("src", "in", "float32", ("n",)), ("total", "out", "float32", ("1",))))
+
+
+def matmul_measurement(dtype: str):
+    return measurement(
+        f"matmul_{dtype}",
+        (
+            ("a", "in", dtype, ("n", "n")),
+            ("b", "in", dtype, ("n", "n")),
+            ("c", "out", dtype, ("n", "n")),
+        ),
+    )
+
+
+def copy_call(src, dst, n):
+    dst.copy_(src)
+
+
+def read_call(src, total, n):
     import torch
 
-    curve = {str(mib << 20): _copy_bandwidth(mib << 20) for mib in COPY_CURVE_MIB}
+    torch.sum(src, dim=0, keepdim=True, out=total)
+
+
+def matmul_call(a, b, c, n):
+    import torch
+
+    torch.matmul(a.view(n, n), b.view(n, n), out=c.view(n, n))
+
+
+def calibrate(played: Played) -> dict:
+    """The device's own peaks, each library call timed by `played`: device-to-device copy
+    bandwidth at several sizes (the largest is `copy_gbps`), read bandwidth, and dense matmul
+    throughput (cuBLAS at MATMUL_N^3)."""
+    import torch
+
+    def rate(spec: PuzzleSpec, n: int, fn, work: float) -> float:
+        return work / statistics.median(played(spec, {"n": n}, fn)) / 1e6
+
+    curve = {
+        str(mib << 20): rate(COPY, (mib << 20) // 8, copy_call, mib << 20) for mib in COPY_CURVE_MIB
+    }
     peaks = {}
-    n = 8192
-    for name, dtype, tf32 in (
-        ("matmul_fp32", torch.float32, False),
-        ("matmul_tf32", torch.float32, True),
-        ("matmul_fp16", torch.float16, False),
-    ):
-        a = torch.randn(n, n, device="cuda", dtype=dtype)
-        b = torch.randn(n, n, device="cuda", dtype=dtype)
+    for name, dtype, tf32 in PEAKS:
         previous = torch.backends.cuda.matmul.allow_tf32
         torch.backends.cuda.matmul.allow_tf32 = tf32
-        ms = statistics.median(time_calls(lambda a=a, b=b: a @ b))
-        torch.backends.cuda.matmul.allow_tf32 = previous
-        peaks[name] = 2 * n**3 / ms / 1e9
+        try:
+            flop = 2 * MATMUL_N**3
+            peaks[name] = rate(matmul_measurement(dtype), MATMUL_N, matmul_call, flop) / 1e3
+        finally:
+            torch.backends.cuda.matmul.allow_tf32 = previous
     return {
         "copy_gbps": curve[str(COPY_CURVE_MIB[-1] << 20)],
         "copy_curve": curve,
-        "read_gbps": _read_bandwidth(READ_MIB << 20),
+        "read_gbps": rate(READ, (READ_MIB << 20) // 4, read_call, READ_MIB << 20),
         "peaks_tflops": peaks,
     }
-
-
-def _copy_bandwidth(moved: int) -> float:
-    """GB/s of a device-to-device copy that moves `moved` bytes (half read, half written)."""
-    import torch
-
-    src = torch.empty(moved // 8, dtype=torch.float32, device="cuda").uniform_()
-    dst = torch.empty_like(src)
-    copy_ms = statistics.median(time_calls(lambda: dst.copy_(src)))
-    return moved / copy_ms / 1e6
-
-
-def _read_bandwidth(size: int) -> float:
-    """GB/s of reading `size` bytes once (PyTorch's sum of float32)."""
-    import torch
-
-    src = torch.empty(size // 4, dtype=torch.float32, device="cuda").uniform_()
-    read_ms = statistics.median(time_calls(lambda: src.sum()))
-    return size / read_ms / 1e6
 
 
 # ------------------------------------------------------------------------------- in the parent

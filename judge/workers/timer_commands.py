@@ -25,7 +25,33 @@ DESCRIBED_HERE_ELEMENTS = 1 << 22
 
 
 def op_calibrate(worker, cmd: dict) -> None:
-    worker.send("calibrated", value=bench.calibrate())
+    worker.send("calibrated", value=bench.calibrate(played_alone))
+
+
+def played_alone(spec, sizes: dict, fn) -> list[float]:
+    """One of the calibration's library calls (bench.calibrate), timed as a submission's replay
+    is: on one input set (inputs drawn on the device, a normal distribution), held to its own
+    first call's answers."""
+    import torch
+
+    initial = {
+        lay.arg.name: torch.randn(lay.n, device="cuda").to(inputs.torch_dtype(lay.arg.dtype))
+        for lay in inputs.layouts(spec, sizes)
+        if lay.arg.role == "in"
+    }
+    one = player.CheckedSet(spec, sizes, initial, None, spec.tolerance.at(sizes))
+    del initial
+    return library_times(fn, spec, sizes, [one])
+
+
+def library_times(fn, spec, sizes: dict, sets: list, scalars=None) -> list[float]:
+    """Every timed call of a PyTorch function of solve()'s arguments, played on the sets by
+    the loop that times a submission's replay (player.timed, through player.LibraryCall), each
+    call held to the set's own first call's answers."""
+    call = player.LibraryCall(fn, spec, sizes, sets, scalars)
+    for one in sets:
+        one.own_answers(call)  # the check after each timed call holds it to these
+    return player.timed(call, sets)["times"]
 
 
 def op_quiet(worker, cmd: dict) -> None:
@@ -59,10 +85,7 @@ def op_time_reference(worker, cmd: dict) -> None:
     ]
 
     def timed(fn) -> list[float]:
-        call = player.LibraryCall(fn, worker.spec, sizes, sets, cmd.get("scalars"))
-        for one in sets:
-            one.own_answers(call)  # the check after each timed call holds it to these
-        return player.timed(call, sets)["times"]
+        return library_times(fn, worker.spec, sizes, sets, cmd.get("scalars"))
 
     value = {
         "reference": timed(worker.reference),

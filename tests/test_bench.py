@@ -216,7 +216,7 @@ def test_every_peak_is_timed_by_the_loop_it_is_given_and_is_the_call_it_names():
         return [3.0, 1.0, 2.0]  # a median of 2 ms
 
     before = torch.backends.cuda.matmul.allow_tf32
-    calibration = bench.calibrate(played)
+    calibration = bench.calibrate(played, free_bytes=1 << 40)
     assert torch.backends.cuda.matmul.allow_tf32 == before
     n = bench.MATMUL_N
     copies = [((mib << 20) // 8) for mib in bench.COPY_CURVE_MIB]
@@ -235,6 +235,23 @@ def test_every_peak_is_timed_by_the_loop_it_is_given_and_is_the_call_it_names():
     assert calibration["peaks_tflops"] == pytest.approx(
         {"matmul_fp32": flops, "matmul_tf32": flops, "matmul_fp16": flops}
     )
+
+
+def test_a_device_with_little_free_memory_is_calibrated_on_copies_and_a_read_that_fit():
+    sizes = {}
+
+    def played(spec, given, fn):
+        sizes.setdefault(spec.id, []).append(given["n"])
+        return [1.0]
+
+    calibration = bench.calibrate(played, free_bytes=8 * 10**9)
+    assert [n * 8 >> 20 for n in sizes["copy"]] == [1, 4, 16, 64, 256, 1024]  # MiB moved
+    assert calibration["copy_gbps"] == calibration["copy_curve"][str(1 << 30)]
+    read = sizes["read"][0] * 4
+    assert 1 << 30 < read <= 8 * 10**9 // 2 // bench.READ_HOLDS  # smaller than READ_MIB
+    assert calibration["read_gbps"] == read / 1e6
+    bench.calibrate(played, free_bytes=1 << 20)  # too little for any: the smallest, still
+    assert sizes["copy"][-1] * 8 == 1 << 20 and sizes["read"][-1] * 4 == 1 << 20
 
 
 CALIBRATE = """

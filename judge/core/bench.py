@@ -164,6 +164,11 @@ def _clock_khz(driver) -> float:
 # timed that way read 102-106% for a kernel timed the judge's way.
 Played = Callable[[PuzzleSpec, dict[str, int], Callable], list[float]]
 MATMUL_N = 8192  # the square matmuls of the peaks
+# Device memory the timer's loop holds for a copy, per byte it moves, and for a read, per byte
+# read: the inputs as drawn, each buffer twice (as before a call, as the call left it) and the
+# outputs' truths in float64 (a copy's src: 1 + 2 halves, its dst 2 halves + 2 for the truth).
+COPY_HOLDS = 3.5
+READ_HOLDS = 3
 PEAKS = (  # (name, element type, TF32 allowed)
     ("matmul_fp32", "float32", False),
     ("matmul_tf32", "float32", True),
@@ -234,18 +239,26 @@ def matmul_call(a, b, c, n):
     torch.matmul(a.view(n, n), b.view(n, n), out=c.view(n, n))
 
 
-def calibrate(played: Played) -> dict:
+def calibrate(played: Played, free_bytes: int | None = None) -> dict:
     """The device's own peaks, each library call timed by `played`: device-to-device copy
     bandwidth at several sizes (the largest is `copy_gbps`), read bandwidth, and dense matmul
-    throughput (cuBLAS at MATMUL_N^3)."""
+    throughput (cuBLAS at MATMUL_N^3). A copy or a read that would take more than half the
+    device's free memory (`free_bytes`, else asked of the device) in the timer's loop is left
+    out, or made smaller: with 8 GB free, the copies go up to 1 GiB moved."""
     import torch
+
+    if free_bytes is None:
+        free_bytes = torch.cuda.mem_get_info()[0]
 
     def rate(spec: PuzzleSpec, n: int, fn, work: float) -> float:
         return work / statistics.median(played(spec, {"n": n}, fn)) / 1e6
 
+    copies = [mib for mib in COPY_CURVE_MIB if COPY_HOLDS * (mib << 20) <= free_bytes // 2]
     curve = {
-        str(mib << 20): rate(COPY, (mib << 20) // 8, copy_call, mib << 20) for mib in COPY_CURVE_MIB
+        str(mib << 20): rate(COPY, (mib << 20) // 8, copy_call, mib << 20)
+        for mib in copies or COPY_CURVE_MIB[:1]
     }
+    read = min(READ_MIB << 20, max(1 << 20, (free_bytes // 2 // READ_HOLDS) >> 20 << 20))
     peaks = {}
     for name, dtype, tf32 in PEAKS:
         previous = torch.backends.cuda.matmul.allow_tf32
@@ -256,9 +269,9 @@ def calibrate(played: Played) -> dict:
         finally:
             torch.backends.cuda.matmul.allow_tf32 = previous
     return {
-        "copy_gbps": curve[str(COPY_CURVE_MIB[-1] << 20)],
+        "copy_gbps": curve[max(curve, key=int)],
         "copy_curve": curve,
-        "read_gbps": rate(READ, (READ_MIB << 20) // 4, read_call, READ_MIB << 20),
+        "read_gbps": rate(READ, read // 4, read_call, read),
         "peaks_tflops": peaks,
     }
 

@@ -1,12 +1,11 @@
-"""Timing: triton.testing.do_bench, statistics, throughput and speed of light.
+"""Timing: the device's peaks, statistics, throughput and speed of light.
 
-The measuring functions (`time_calls`, `calibrate`) run in the timer, on the device; the
+The measuring functions (`calibrate`, `contention`) run in the timer, on the device; the
 arithmetic (`summarize`, `throughput`, `faster_than_light`) is pure and runs in the parent.
 """
 
 from __future__ import annotations
 
-import contextlib
 import json
 import math
 import os
@@ -51,67 +50,6 @@ METHOD = (
 
 
 # ------------------------------------------------------------------------------- in the worker
-
-
-def time_calls(
-    fn: Callable[[], object],
-    warmup_ms: int = WARMUP_MS,
-    rep_ms: int = REP_MS,
-    flush_range: Callable[[], contextlib.AbstractContextManager] | None = None,
-    host_ms: float = 0.0,
-) -> list[float]:
-    """Every timed sample of fn in milliseconds, from triton.testing.do_bench.
-
-    do_bench calls fn once before timing (so a first call's compile is never timed), flushes the
-    L2 cache before every timed call and records CUDA events around it. The events time the
-    device, but the host's work inside fn (the submission's Python and launches, and the judge's
-    PyTorch referee around it) shows up as an idle device between the events once it outlasts
-    the flush, about 60 us on an H200: then a kernel of 10 us measures anywhere from 10 to 25 us
-    with the host's jitter. So after each flush the device also waits HEAD_START_US (see
-    `head_start`), by which time the whole call is queued behind it: HEAD_START_US, or for a call
-    whose host side is longer (`host_ms`, measured beforehand: many launches, Python between them,
-    the profiler's own cost per launch while it records), HEAD_START_HOST_FACTOR times that.
-    `flush_range`, when given, wraps each flush and wait (the profiler's range that tells the
-    judge's work from the call's).
-    """
-    from triton import runtime
-    from triton.testing import do_bench
-
-    wait_us = max(HEAD_START_US, HEAD_START_HOST_FACTOR * host_ms * 1e3)
-    with head_start(runtime.driver.active, wait_us, flush_range):
-        times = do_bench(fn, warmup=warmup_ms, rep=rep_ms, return_mode="all")
-    return [float(t) for t in times]
-
-
-@contextlib.contextmanager
-def head_start(driver, microseconds: float, flush_range=None):
-    """Within the block, the driver's L2 flush (do_bench's `clear_cache`) is followed by a sleep
-    of about `microseconds` on the device (torch.cuda._sleep, a spinning kernel); unchanged
-    where this PyTorch has no such kernel."""
-    import torch
-
-    sleep = getattr(torch.cuda, "_sleep", None)
-    if sleep is None and flush_range is None:
-        yield
-        return
-    cycles = int(microseconds * _clock_khz(driver) / 1000)
-    flush = driver.clear_cache
-    patched_before = "clear_cache" in vars(driver)
-
-    def clear_cache(cache) -> None:
-        with flush_range() if flush_range else contextlib.nullcontext():
-            flush(cache)
-            if sleep is not None:
-                sleep(cycles)
-
-    driver.clear_cache = clear_cache
-    try:
-        yield
-    finally:
-        if patched_before:
-            driver.clear_cache = flush
-        else:
-            del driver.clear_cache
 
 
 def contention(probe_ms: float = CONTENTION_PROBE_MS, probes: int = 3) -> float:

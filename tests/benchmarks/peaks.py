@@ -7,19 +7,20 @@ printed, not asserted:
 Each round runs the whole calibration the way the timer does (`bench.calibrate` with
 `timer_commands.played_alone`: every call's output reset, the L2 cache flushed, a head start on
 the device, the check after the call) and prints its peaks, copy curve, time and the device
-memory it took; then the TF32 matmul at the same size through `bench.time_calls` (do_bench with
-the same flush and head start, but no reset or check between calls).
+memory it took; then the TF32 matmul at the same size by `triton.testing.do_bench` alone (the L2
+flushed between calls; no reset, check or head start; the calibration before 11cbabf also waited
+200 us on the device after each flush).
 """
 
 from __future__ import annotations
 
 import argparse
-import statistics
 import sys
 import time
 from pathlib import Path
 
 import torch
+from triton.testing import do_bench
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
@@ -36,7 +37,7 @@ def back_to_back_tf32() -> float:
     previous = torch.backends.cuda.matmul.allow_tf32
     torch.backends.cuda.matmul.allow_tf32 = True
     try:
-        ms = statistics.median(bench.time_calls(lambda: a @ b))
+        ms = do_bench(lambda: a @ b, warmup=bench.WARMUP_MS, rep=bench.REP_MS)
     finally:
         torch.backends.cuda.matmul.allow_tf32 = previous
     return 2 * n**3 / ms / 1e9

@@ -45,7 +45,7 @@ def draw_sweep(spec: PuzzleSpec, report: RunReport, path: Path) -> None:
     ax.set_xscale("log")
     ax.set_xlabel(f"work per call ({spec.speed_of_light.measure}: {spec.speed_of_light.formula})")
     ax.set_ylabel(unit)
-    ax.set_title(f"{spec.id} on {env.device} (median of do_bench, L2 flushed)")
+    ax.set_title(f"{spec.id} on {env.device} (median of the timed calls, L2 flushed)")
     ax.grid(True, which="both", alpha=0.3)
     ax.legend()
     fig.savefig(path, dpi=120)

@@ -2,14 +2,15 @@
 back by `triton.testing.do_bench` (how the calibration was timed before 11cbabf), on a GPU;
 printed, not asserted:
 
-    python tests/benchmarks/peaks.py [--rounds 2]
+    python tests/benchmarks/peaks.py [--rounds 2] [--free-gib 8]
 
 Each round runs the whole calibration the way the timer does (`bench.calibrate` with
 `timer_commands.played_alone`: every call's output reset, the L2 cache flushed, a head start on
 the device, the check after the call) and prints its peaks, copy curve, time and the device
 memory it took; then the TF32 matmul at the same size by `triton.testing.do_bench` alone (the L2
 flushed between calls; no reset, check or head start; the calibration before 11cbabf also waited
-200 us on the device after each flush).
+200 us on the device after each flush). `--free-gib` calibrates as a device with only that much
+free memory would be (the copies and the read that fit in half of it), on a larger one.
 """
 
 from __future__ import annotations
@@ -46,12 +47,14 @@ def back_to_back_tf32() -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument("--free-gib", type=float, default=None, help="pretend this much is free")
     args = parser.parse_args()
     print(torch.cuda.get_device_name(), flush=True)
     for r in range(args.rounds):
         torch.cuda.reset_peak_memory_stats()
         started = time.perf_counter()
-        calibration = bench.calibrate(timer_commands.played_alone)
+        free = None if args.free_gib is None else int(args.free_gib * 2**30)
+        calibration = bench.calibrate(timer_commands.played_alone, free_bytes=free)
         took = time.perf_counter() - started
         memory = torch.cuda.max_memory_allocated() / 2**30
         peaks = ", ".join(f"{k} {v:.1f}" for k, v in calibration["peaks_tflops"].items())

@@ -50,10 +50,10 @@ def main() -> None:
     parser.add_argument("--free-gib", type=float, default=None, help="pretend this much is free")
     args = parser.parse_args()
     print(torch.cuda.get_device_name(), flush=True)
+    free = None if args.free_gib is None else int(args.free_gib * 2**30)
     for r in range(args.rounds):
         torch.cuda.reset_peak_memory_stats()
         started = time.perf_counter()
-        free = None if args.free_gib is None else int(args.free_gib * 2**30)
         calibration = bench.calibrate(timer_commands.played_alone, free_bytes=free)
         took = time.perf_counter() - started
         memory = torch.cuda.max_memory_allocated() / 2**30

@@ -19,8 +19,8 @@ from typing import Any
 from judge.core.results import Score, Timing
 from judge.core.spec import Arg, Draw, PuzzleSpec, SpeedOfLight, Tolerance, evaluate
 
-WARMUP_MS = 25  # do_bench warm-up budget
-REP_MS = 100  # do_bench repetition budget
+WARMUP_MS = 25  # the timing loop's warm-up budget (player.timed), in ms of calls
+REP_MS = 100  # the timing loop's budget of timed calls, in ms
 HEAD_START_US = 200  # the device's least wait after each flush while the host queues the call
 HEAD_START_HOST_FACTOR = 3  # ... and at least this many times the host time of one call
 CONTENTION_PROBE_MS = 20.0  # `contention`'s spinning kernel: several of the device's time slices
@@ -49,7 +49,7 @@ METHOD = (
 )
 
 
-# ------------------------------------------------------------------------------- in the worker
+# -------------------------------------------------------------------------------- in the timer
 
 
 def contention(probe_ms: float = CONTENTION_PROBE_MS, probes: int = 3) -> float:

@@ -240,6 +240,54 @@ def test_the_stream_k_attention_splits_rows_by_their_cost(n, row_cost):
     np.testing.assert_allclose(got, expected["output_ptr"], atol=tol.atol, rtol=tol.rtol)
 
 
+@pytest.mark.parametrize("garbage", ["poison", "random", "untagged-count"])
+def test_the_stream_k_attention_counts_on_unzeroed_counters_and_leaves_none_tagged(
+    garbage, monkeypatch
+):
+    """stream_k.py's row counters are not zeroed before its launch: whatever they hold (the
+    timer's 0xFF bytes, random words, a count under another tag) must count as no piece
+    arrived, and after the call no counter may still carry the tag, or the next call on the
+    same memory would start from this one's count."""
+    from judge.core.loader import import_file
+
+    path = ROOT / "causal_attention/solutions/correct/stream_k.py"
+    module = import_file(path, f"tpuzzle_stream_k_counters_{garbage}")
+    module.attention_kernel.configs = module.attention_kernel.configs[:1]
+    n, d = 300, 16
+    generator = torch.Generator().manual_seed(7)
+    q, k, v = (torch.rand(n, d, generator=generator).half() * 2 - 1 for _ in range(3))
+    expected = formula("causal_attention")(
+        {"q_ptr": q.double().numpy(), "k_ptr": k.double().numpy(), "v_ptr": v.double().numpy()},
+        {"N": n, "d": d},
+    )["output_ptr"]
+    tol = registry.get("causal_attention", ROOT).tolerance.at({"N": n, "d": d})
+    counters = []
+    empty = torch.empty
+
+    def dirty_empty(*size, dtype=None, **kwargs):
+        made = empty(*size, dtype=dtype, **kwargs)
+        if dtype == torch.int64:  # the row counters
+            if garbage == "poison":
+                made.fill_(-1)
+            elif garbage == "random":
+                made.random_(generator=generator)
+            else:
+                made.fill_(((module.COUNTER_TAG + 1) << 16) + 1)
+            counters.append(made)
+        return made
+
+    monkeypatch.setattr(torch, "empty", dirty_empty)
+    for _ in range(2):
+        out = empty(n, d, dtype=torch.float16)
+        module.solve(q.data_ptr(), k.data_ptr(), v.data_ptr(), out.data_ptr(), n, d)
+        np.testing.assert_allclose(
+            out.double().numpy().reshape(-1), expected, atol=tol.atol, rtol=tol.rtol
+        )
+    assert len(counters) == 2
+    for made in counters:
+        assert not ((made >> 16) == module.COUNTER_TAG).any()
+
+
 @pytest.mark.gpu
 def test_the_linked_merge_sort_is_right_when_its_programs_search_both_boundaries():
     """merge_path_linked.py with a single read of each word (SPINS = 0): on the GPU, every

@@ -11,17 +11,22 @@ range boundary leaves a partial result (its rows normalised, in float16, with ea
 and sum in float32) in scratch memory. No second kernel merges them: each program that leaves a
 partial then adds one to the row's counter (an atomic, after its stores), and the program that
 brings the counter to the row's number of partials is the last: it reads the others' partials
-back (from L2) and merges them with its own, still in registers, and stores the row. The
-counters start at zero (torch.zeros); the autotuner's repeated launches keep adding, so "last"
-is read modulo the number of partials.
+back (from L2), two at a time, merges them with its own, still in registers, and stores the row.
+
+The counters are not zeroed before the launch: a fill is one more launch, about 2 us of a 50 us
+call. Each counter holds COUNTER_TAG times 2^16 plus the pieces arrived, and whatever else it
+holds counts as none arrived: the first program to arrive replaces it (a compare-and-swap). The
+last one sets it back to zero, so a call leaves no tagged counter behind for the next one to
+find in reused memory. Scratch memory fresh from the allocator holds the tag in its top 48 bits
+only by a chance of about 2^-48 a word, and the judge's timer fills scratch with 0xFF bytes.
 
 Equal cost is not equal tiles. Timed on an H200 with the GPU's clock read inside the kernel
 (128-query tiles then), a tile took about 1.5-2 us, and every row a program starts cost about
 5 us more (its queries loaded, two loops begun, its result stored): the program holding rows 0-4
 whole finished last. So each row counts as its tiles plus ROW_COST units, and the line of units
 is cut into equal ranges: the slowest program went from 52 to 48 us. The partials are float16
-because the merging program reads them back one after another at the very end of the kernel;
-half the bytes took it to 45 us.
+because the merging program reads them back at the very end of the kernel; half the bytes took
+it to 45 us.
 
 Two programs a multiprocessor, each one warp group on 64 queries. With 128-query tiles and 8
 warps, the kernel's two warp groups wait at the same barriers (Triton puts them around every
@@ -52,6 +57,7 @@ INTERPRET_BLOCK_M = 32  # the interpreter's cases are tiny: small tiles, so they
 INTERPRET_PROGRAMS = 5  # the interpreter's programs
 ROW_COST = 4  # what starting a row costs a program beyond its tiles, in tiles
 SHARED_MARGIN = 4096  # bytes of shared memory Triton may use beyond the tiles (barriers)
+COUNTER_TAG = 0x3C5A96E1B7  # marks a row counter of a call under way (any number below 2^47)
 
 
 @triton.jit
@@ -155,6 +161,47 @@ def _program_of(x, r, S, units, programs):
     return ((u + 1) * programs - 1) // units
 
 
+@triton.jit
+def _piece(
+    i,
+    pieces,
+    p_first,
+    pid,
+    row_first,
+    S,
+    units,
+    programs,
+    part_ptr,
+    stats_ptr,
+    offs_i,
+    offs_d,
+    BLOCK_M: tl.constexpr,
+    BLOCK_D: tl.constexpr,
+):
+    """The i-th of the other pieces of a row (program order, this program's skipped): its row
+    maxima, row sums and normalised partial; for i past the last, maxima -inf and zeros."""
+    there = i < pieces - 1
+    p = p_first + tl.minimum(i, pieces - 2)
+    p += (p >= pid).to(tl.int32)
+    # The row is the first segment of every program after p_first; for p_first, only if that
+    # program starts at the row's first tile.
+    p_start = _tile_at(p * units // programs, S)
+    other = 2 * p + (p_start < row_first).to(tl.int32)
+    stats = stats_ptr + other * (2 * BLOCK_M)
+    part = part_ptr + other * (BLOCK_M * BLOCK_D)
+    rows = offs_i < there.to(tl.int32) * BLOCK_M  # every row, or none
+    # .cg: read through L2, where the other multiprocessor wrote.
+    m = tl.load(stats + offs_i, mask=rows, other=float("-inf"), cache_modifier=".cg")
+    l_sum = tl.load(stats + BLOCK_M + offs_i, mask=rows, other=0.0, cache_modifier=".cg")
+    o = tl.load(
+        part + offs_i[:, None] * BLOCK_D + offs_d[None, :],
+        mask=rows[:, None],
+        other=0.0,
+        cache_modifier=".cg",
+    )
+    return m, l_sum, o
+
+
 def _configs_that_fit(configs, named_args, **kwargs):
     """Only key steps that tile a query block (and so a tile) exactly and, on the GPU, the first
     config whose queries and stages of K and V fit the device's shared memory: one config, so
@@ -194,7 +241,7 @@ def attention_kernel(
     o_ptr,  # address of the output, N x d, row-major, float16
     part_ptr,  # scratch: 2 P x BLOCK_M x BLOCK_D float16 partial results, rows normalised
     stats_ptr,  # scratch: 2 P x 2 x BLOCK_M float32 row maxima, then row sums
-    count_ptr,  # scratch: one int32 counter per query block, zeroed
+    count_ptr,  # scratch: one int64 counter per query block, not initialised (COUNTER_TAG)
     N,  # sequence length
     d,  # head dimension
     qk_scale,  # log2(e) / sqrt(d)
@@ -205,6 +252,7 @@ def attention_kernel(
     EVEN_N: tl.constexpr,  # N % BLOCK_M == 0
     BLOCK_N: tl.constexpr,  # keys per step (chosen by the autotuner, divides BLOCK_M)
     TMA: tl.constexpr,  # load K and V through tensor descriptors (rows on 16-byte boundaries)
+    TAG: tl.constexpr,  # COUNTER_TAG
 ):
     # Every buffer the judge passes starts on a 16-byte boundary, and so does torch.empty's.
     q_ptr = tl.multiple_of(q_ptr.to(tl.pointer_type(tl.float16)), 16)
@@ -213,7 +261,7 @@ def attention_kernel(
     o_ptr = tl.multiple_of(o_ptr.to(tl.pointer_type(tl.float16)), 16)
     part_ptr = tl.multiple_of(part_ptr.to(tl.pointer_type(tl.float16)), 16)
     stats_ptr = tl.multiple_of(stats_ptr.to(tl.pointer_type(tl.float32)), 16)
-    count_ptr = count_ptr.to(tl.pointer_type(tl.int32))
+    count_ptr = count_ptr.to(tl.pointer_type(tl.int64))
     if TMA:
         # K and V described once (shape, strides, the tile one load moves) for the tensor-memory
         # accelerator: each load then names only its first key.
@@ -297,33 +345,42 @@ def attention_kernel(
             # Every thread's stores are done (barrier) before one thread's atomic publishes
             # them (release, GPU scope); its acquire makes the others' partials visible here.
             tl.debug_barrier()
-            arrived = tl.atomic_add(count_ptr + r, 1, sem="acq_rel", scope="gpu")
-            if arrived % pieces == pieces - 1:
+            # The counter: TAG times 2^16 plus the pieces arrived, or anything else for none.
+            # It is read by an atomic, not a load, so that one thread reads it and every
+            # thread gets the same value; then a compare-and-swap, retried while another
+            # program got in between.
+            seen = tl.atomic_add(count_ptr + r, 0, sem="relaxed", scope="gpu")
+            want = tl.where((seen >> 16) == TAG, seen + 1, (TAG << 16) + 1)
+            before = tl.atomic_cas(count_ptr + r, seen, want, sem="acq_rel", scope="gpu")
+            while before != seen:
+                seen = before
+                want = tl.where((seen >> 16) == TAG, seen + 1, (TAG << 16) + 1)
+                before = tl.atomic_cas(count_ptr + r, seen, want, sem="acq_rel", scope="gpu")
+            if (want & 0xFFFF) == pieces:
                 # The last piece to arrive: merge the others into ours and store the row.
-                # The others' pieces in program order, ours skipped; the loop is pipelined,
-                # so the next piece's loads are in flight while one is merged.
-                for i in tl.range(pieces - 1, num_stages=2):
-                    p = p_first + i
-                    p += (p >= pid).to(tl.int32)
-                    # The row is the first segment of every program after p_first; for
-                    # p_first, only if that program starts at the row's first tile.
-                    p_start = _tile_at(p * units // programs, S)
-                    other = 2 * p + (p_start < row_first).to(tl.int32)
-                    stats = stats_ptr + other * (2 * BLOCK_M)
-                    part = part_ptr + other * (BLOCK_M * BLOCK_D)
-                    # .cg: read through L2, where the other multiprocessor wrote.
-                    m_c = tl.load(stats + offs_i, cache_modifier=".cg")
-                    l_c = tl.load(stats + BLOCK_M + offs_i, cache_modifier=".cg")
-                    o_c = tl.load(
-                        part + offs_i[:, None] * BLOCK_D + offs_d[None, :], cache_modifier=".cg"
-                    )
-                    acc_c = o_c.to(tl.float32) * l_c[:, None]  # back to a sum of p @ V
-                    # Rescale both sides to the larger maximum.
-                    m_new = tl.maximum(m_i, m_c)
+                # Every piece is in: the counter back to zero, untagged, for whatever uses
+                # this memory next.
+                tl.atomic_xchg(count_ptr + r, 0, sem="relaxed", scope="gpu")
+                # The others' pieces in program order, ours skipped, two at a time: the loads
+                # of both are in flight at once, so the merge waits on L2 once a pair.
+                for i in range(0, pieces - 1, 2):
+                    m_0, l_0, o_0 = _piece(
+                        i, pieces, p_first, pid, row_first, S, units, programs,
+                        part_ptr, stats_ptr, offs_i, offs_d, BLOCK_M, BLOCK_D,
+                    )  # fmt: skip
+                    m_1, l_1, o_1 = _piece(
+                        i + 1, pieces, p_first, pid, row_first, S, units, programs,
+                        part_ptr, stats_ptr, offs_i, offs_d, BLOCK_M, BLOCK_D,
+                    )  # fmt: skip
+                    m_new = tl.maximum(m_i, tl.maximum(m_0, m_1))
                     alpha = tl.math.exp2(m_i - m_new)
-                    beta = tl.math.exp2(m_c - m_new)
-                    l_i = l_i * alpha + l_c * beta
-                    acc = acc * alpha[:, None] + acc_c * beta[:, None]
+                    # Both rescaled to the largest maximum; a piece is normalised, so times its
+                    # sum. A missing piece (maximum -inf, sum 0) weighs nothing.
+                    w_0 = tl.math.exp2(m_0 - m_new) * l_0
+                    w_1 = tl.math.exp2(m_1 - m_new) * l_1
+                    l_i = l_i * alpha + w_0 + w_1
+                    acc = acc * alpha[:, None] + o_0.to(tl.float32) * w_0[:, None]
+                    acc += o_1.to(tl.float32) * w_1[:, None]
                     m_i = m_new
                 tl.store(o_ptr + q_offsets, (acc / l_i[:, None]).to(tl.float16), mask=q_mask)
         # On to the next row.
@@ -377,7 +434,7 @@ def solve(q_ptr: int, k_ptr: int, v_ptr: int, output_ptr: int, N: int, d: int):
     # Two slots per program: the partial of its first segment and of its last.
     part = torch.empty(2 * programs * BLOCK_M * BLOCK_D, dtype=torch.float16, device=DEVICE)
     stats = torch.empty(2 * programs * 2 * BLOCK_M, dtype=torch.float32, device=DEVICE)
-    counts = torch.zeros(rows, dtype=torch.int32, device=DEVICE)  # a fill, no computation
+    counts = torch.empty(rows, dtype=torch.int64, device=DEVICE)  # not filled: COUNTER_TAG
     attention_kernel[(programs,)](
         q_ptr,
         k_ptr,
@@ -395,4 +452,5 @@ def solve(q_ptr: int, k_ptr: int, v_ptr: int, output_ptr: int, N: int, d: int):
         EVEN_D=d == BLOCK_D,
         EVEN_N=N % BLOCK_M == 0,
         TMA=TMA,
+        TAG=COUNTER_TAG,
     )

@@ -35,7 +35,8 @@ only for themselves, and the warp schedulers run one's softmax beside the other'
 Each fits: 255 registers a thread for 128 threads, and 113 KiB of shared memory with three
 stages of 64-key steps. Judged on an H200, the call went from 51.8-52.1 to 49.9-50.2 us; on an
 H100 it stayed level (52.7 us). A row's start costs more 64 x 64 tiles than 128 x 128 ones:
-ROW_COST 4 was the fastest on the H200 of 3, 4, 6 and 8.
+ROW_COST 4 was the fastest on the H200 of 3, 4, 6 and 8 (since the merge got cheaper, 3, 4 and 5
+are level).
 
 Where d is a multiple of 8 (every row of K and V on a 16-byte boundary), K and V come in through
 tensor descriptors (`tl.make_tensor_descriptor`): the tensor-memory accelerator copies each tile

@@ -3,10 +3,12 @@ run here on CPU tensors in Triton's interpreter: it counts what the parent's che
 
 import pytest
 import torch
+from descriptors import recorded_descriptor
 
 from judge.core import inputs, registry, truth
 from judge.core.spec import Case
 from judge.workers import player
+from judge.workers.referee import Rejected
 
 CASE = Case(name="N=300", sizes=(("N", 300),), seed=5)
 
@@ -188,3 +190,25 @@ def test_a_solve_call_is_handed_each_buffers_address_as_the_judge_hands_it():
         call.play(one.bases, one.scratch)
         views = [inputs.data_view(one.fulls[lay.arg.name], lay) for lay in one.layouts]
         assert seen.pop() == (*(v.data_ptr() for v in views), sizes["N"])
+
+
+DESC_KIND = "tensordesc<fp16[64, 64]>"
+
+
+def a_descriptor(at=512, rows=16):
+    return recorded_descriptor({"buf": "k_ptr", "at": at}, [rows, 64], [64, 64])
+
+
+def test_a_recorded_descriptor_is_rebuilt_on_the_timers_own_buffer():
+    bases = {"k_ptr": (0x7F0000000000, 512 + 16 * 64 * 2)}
+    built = player.Player.resolve(a_descriptor(), bases, [], DESC_KIND)
+    assert built.base.data_ptr() == 0x7F0000000000 + 512
+    assert built.base.dtype == torch.float16
+    assert list(built.shape) == [16, 64] and list(built.block_shape) == [64, 64]
+
+
+def test_a_recorded_descriptor_reaching_one_element_past_its_buffer_is_refused():
+    bases = {"k_ptr": (0x7F0000000000, 512 + 16 * 64 * 2 - 2)}
+    with pytest.raises(Rejected, match="reaches past the end of the buffer") as refused:
+        player.Player.resolve(a_descriptor(), bases, [], DESC_KIND)
+    assert refused.value.kind == "not-replayable"

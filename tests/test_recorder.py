@@ -4,6 +4,7 @@ only where a launch or fill uses it, and what cannot be recorded said so."""
 from types import SimpleNamespace
 
 import pytest
+from descriptors import recorded_descriptor
 
 from judge.workers import recorder, replay
 from judge.workers.recorder import LaunchRecorder
@@ -40,6 +41,26 @@ def test_a_call_s_launches_are_recorded_relative_to_what_they_point_into(held):
     ]
     parsed = replay.validated(sequence)
     assert parsed.describe() == ("k grid 4x1x1", "k grid 2x1x1")
+
+
+def test_a_host_tensor_descriptor_is_recorded_as_it_was_at_the_launch(held):
+    """Its base made relative like any address (here into kept scratch, renumbered with the
+    rest), its shape, strides and block as plain numbers, taken at the launch: a descriptor
+    changed afterwards (an autotuner's pre-hook sets the block) does not change the record."""
+    from triton.tools.tensor_descriptor import TensorDescriptor
+
+    kernel = {**KERNEL, "signature": [["d", "tensordesc<fp16[64, 64]>"], ["n", "i32"]]}
+    base = SimpleNamespace(data_ptr=lambda: HELD + 512, dtype=SimpleNamespace(itemsize=2))
+    desc = TensorDescriptor(base, [16, 64], [64, 1], [64, 64])
+    rec = LaunchRecorder()
+    with rec.recording(BUFFERS) as sequence:
+        rec.note_launch(kernel, (1, 1, 1), (desc, 16))
+        desc.block_shape = [32, 64]
+    assert sequence["scratch"] == [4096]
+    assert sequence["steps"][0]["args"][0] == recorded_descriptor(
+        {"scratch": 0, "at": 512}, [16, 64], [64, 64]
+    )
+    assert replay.validated(sequence).launches() == 1
 
 
 def test_scratch_allocated_and_freed_inside_the_call_is_kept_by_its_size(held):

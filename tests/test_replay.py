@@ -3,6 +3,7 @@
 import copy
 
 import pytest
+from descriptors import recorded_descriptor
 
 from judge.workers import replay
 from judge.workers.replay import NotReplayable, Region
@@ -54,7 +55,9 @@ def test_fills_of_scratch_are_replayed_but_nothing_else_is_filled():
             "does not replay",
         ),
         (
-            lambda r: r["kernels"][0]["signature"].append(["d", "tensordesc<fp32[64]>"]),
+            lambda r: r["kernels"][0]["signature"].append(
+                ["d", "tensordesc<fp16[64, 64],NVMMASharedLayout(swizzle_byte_width=128)>"]
+            ),
             "does not replay",
         ),
         (lambda r: r["kernels"][0].update(name="a b"), "invalid name"),
@@ -120,3 +123,57 @@ def test_addresses_become_offsets_into_what_holds_them():
     assert replay.relative(25_000_000, regions) == {"v": 25_000_000}
     assert replay.relative(True, regions) == {"v": True}
     assert replay.relative(0.5, regions) == {"v": 0.5}
+
+
+def described(**change):
+    """A call whose kernel takes a host tensor descriptor of c_ptr (fp16, 64 x 128 blocks)."""
+    desc = recorded_descriptor({"buf": "c_ptr", "at": 256}, [1000, 128], [64, 128], **change)
+    signature = (("c_desc", "tensordesc<fp16[64, 128]>"), ("n", "i32"))
+    return {
+        "kernels": [kernel(signature=signature)],
+        "scratch": [],
+        "steps": [launch(args=[desc, {"v": 1000}])],
+    }
+
+
+def test_a_host_tensor_descriptor_is_kept_with_its_base_relative_to_its_buffer():
+    sequence = replay.validated(described())
+    arg = sequence.steps[0]["args"][0]
+    assert arg["desc"] == {"buf": "c_ptr", "at": 256} and arg["block"] == [64, 128]
+    assert replay.validated(sequence.to_dict()) == sequence
+    # from its base to one past its last element: 999 rows of 128 and a row, two bytes each
+    assert replay.extent(arg, "tensordesc<fp16[64, 128]>") == 1000 * 128 * 2
+    assert replay.descriptor_type("tensordesc<fp8e4nv[128, 64]>") == ("fp8e4nv", [128, 64])
+    assert replay.descriptor_type("*fp16") is None
+
+
+@pytest.mark.parametrize(
+    ("change", "why"),
+    [
+        ({"desc": {"v": 0x7F3BFFE00000}}, "points into neither"),
+        ({"desc": {"v": 4096}}, "base points into neither"),
+        ({"block": [128, 128]}, "not its type's"),
+        ({"shape": [1000]}, "wrong rank"),
+        ({"shape": [1000, 0]}, "TMA cannot use"),
+        ({"strides": [128, 2]}, "TMA cannot use"),
+        ({"strides": [4, 1]}, "TMA cannot use"),  # 8 bytes: off a 16-byte boundary
+        ({"desc": {"buf": "c_ptr", "at": 8}}, "TMA cannot use"),
+        ({"shape": [1 << 33, 128]}, "out of range"),
+        ({"padding": "ones"}, "options are garbled"),
+        ({"extra": 1}, "garbled"),
+    ],
+)
+def test_a_descriptor_that_could_reach_past_its_buffer_or_that_tma_refuses_is_refused(change, why):
+    with pytest.raises(NotReplayable, match=why):
+        replay.validated(described(**change))
+
+
+def test_a_descriptor_and_a_pointer_cannot_stand_in_for_each_other():
+    raw = described()
+    raw["steps"][0]["args"][0] = {"buf": "c_ptr", "at": 0}  # an address for a descriptor
+    with pytest.raises(NotReplayable, match="descriptor argument is garbled"):
+        replay.validated(raw)
+    raw = call()
+    raw["steps"][0]["args"][0] = described()["steps"][0]["args"][0]  # and the other way
+    with pytest.raises(NotReplayable, match="garbled"):
+        replay.validated(raw)

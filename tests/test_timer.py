@@ -5,6 +5,7 @@ import json
 import os
 
 import pytest
+from descriptors import recorded_descriptor
 
 from judge.judging import timer
 from judge.workers import replay
@@ -134,3 +135,88 @@ def test_only_the_timer_prepares_input_sets():
     worker.timer = False
     with pytest.raises(LoadError, match="only the timer"):
         timer_commands.op_prepare(worker, {"tag": "bench0", "seeds": [1]})
+
+
+GOOD_ACCOUNT = {"swizzle": 3, "elem_size": 2, "elem_type": 6, "block_size": [64, 64]}
+
+
+def described(directory):
+    """A recorded call of a kernel that takes a host tensor descriptor (fp16, 64 x 128)."""
+    return replay.validated(
+        {
+            "kernels": [
+                {
+                    "key": KEY,
+                    "name": "k",
+                    "signature": [["d", "tensordesc<fp16[64, 128]>"]],
+                    "directory": str(directory),
+                }
+            ],
+            "steps": [
+                {
+                    "launch": KEY,
+                    "grid": [1, 1, 1],
+                    "args": [recorded_descriptor({"scratch": 0, "at": 0}, [64, 128], [64, 128])],
+                }
+            ],
+            "scratch": [64 * 128 * 2],
+        }
+    )
+
+
+@pytest.mark.parametrize(
+    "account",
+    [
+        [],  # none: the launcher passes base, shape and strides
+        [GOOD_ACCOUNT],
+    ],
+)
+def test_a_kernel_s_account_of_its_descriptors_that_fits_its_signature_is_kept(tmp_path, account):
+    cache = tmp_path / "cache"
+    timer.copy_kernels(
+        described(compiled(cache / "abc", tensordesc_meta=account)), cache, tmp_path / "timer"
+    )
+    assert (tmp_path / "timer" / KEY / "k.json").is_file()
+
+
+@pytest.mark.parametrize(
+    "account",
+    [
+        [{**GOOD_ACCOUNT, "elem_size": 4}],  # a tensor map of wider elements than the type's
+        [{**GOOD_ACCOUNT, "fp4_padded": True}],  # twice the columns
+        [{**GOOD_ACCOUNT, "is_im2col": True}],
+        [{**GOOD_ACCOUNT, "block_size": [64, 512]}],
+        [{**GOOD_ACCOUNT, "block_size": [64]}],
+        [{**GOOD_ACCOUNT, "swizzle": "3"}],
+        [GOOD_ACCOUNT, GOOD_ACCOUNT],  # two accounts for one descriptor
+        ["x"],
+    ],
+)
+def test_an_account_of_descriptors_at_odds_with_the_signature_is_refused(tmp_path, account):
+    cache = tmp_path / "cache"
+    folder = compiled(cache / "abc", tensordesc_meta=account)
+    with pytest.raises(replay.NotReplayable, match="tensor descriptor"):
+        timer.copy_kernels(described(folder), cache, tmp_path / "timer")
+
+
+@pytest.mark.parametrize(
+    ("reported", "verdict"),
+    [
+        (("rejected", "not-replayable"), "rejected"),  # a descriptor past its buffer
+        (("error", "not-replayable"), "error"),
+        (("error", "cuda-error"), "error"),
+        (("rejected", "torch-in-solve"), "error"),  # the timer runs no solve(): not its to own
+    ],
+)
+def test_a_call_the_timer_cannot_replay_is_refused_and_any_other_failure_is_an_error(
+    reported, verdict
+):
+    from judge.workers.channel import WorkerReported
+
+    def wait():
+        raise WorkerReported(*reported, "what the timer said")
+
+    with pytest.raises(WorkerReported) as caught:
+        timer._answered(wait, "case N=1")
+    assert (caught.value.verdict, caught.value.kind) == (verdict, reported[1])
+    assert str(caught.value) == "case N=1, replaying what solve() launched: what the timer said"

@@ -17,7 +17,14 @@ from pathlib import Path
 from judge.core.spec import Case
 from judge.judging.plan import Plan
 from judge.workers.channel import WorkerFailure, WorkerProcess, WorkerReported
-from judge.workers.replay import MAX_SCRATCH_BYTES, NotReplayable, Sequence
+from judge.workers.replay import (
+    ELEMENT_BYTES,
+    MAX_SCRATCH_BYTES,
+    REASON,
+    NotReplayable,
+    Sequence,
+    descriptor_type,
+)
 
 KERNEL_FILE_BYTES = 256 << 20  # a compiled kernel's file, at most
 QUIET_TIMEOUT_S = 30.0  # the device's quiet probe (a kernel of 20 ms, on a device others share)
@@ -45,7 +52,7 @@ def copy_kernels(sequence: Sequence, cache: Path, destination: Path) -> None:
             if found.stat().st_size > KERNEL_FILE_BYTES:
                 raise NotReplayable(f"kernel {kernel.name}: a {suffix} file too large to replay")
             shutil.copyfile(found, part / found.name, follow_symlinks=False)
-        metadata = _check_metadata(part / f"{kernel.name}.json", kernel.name)
+        metadata = _check_metadata(part / f"{kernel.name}.json", kernel)
         _check_launch_scratch(sequence, kernel, metadata)
         part.rename(folder)  # only a whole, checked copy is ever found there
 
@@ -68,9 +75,10 @@ def _check_launch_scratch(sequence: Sequence, kernel, metadata: dict) -> None:
             )
 
 
-def _check_metadata(path: Path, name: str) -> dict:
-    """The copied metadata, which must describe the kernel recorded, for CUDA, with no tensor
-    descriptors (whose layout Triton's launcher would turn into C)."""
+def _check_metadata(path: Path, kernel) -> dict:
+    """The copied metadata, which must describe the kernel recorded, for CUDA, with an account of
+    its tensor descriptors that agrees with its signature (`_check_descriptors`)."""
+    name = kernel.name
     try:
         metadata = json.loads(path.read_text())
     except (OSError, ValueError):
@@ -80,9 +88,41 @@ def _check_metadata(path: Path, name: str) -> dict:
     target = metadata.get("target")
     if not isinstance(target, dict) or target.get("backend") != "cuda":
         raise NotReplayable(f"kernel {name}: compiled for another backend than CUDA")
-    if metadata.get("tensordesc_meta"):
-        raise NotReplayable(f"kernel {name}: host tensor descriptors are not replayed")
+    _check_descriptors(metadata.get("tensordesc_meta"), kernel)
     return metadata
+
+
+def _check_descriptors(metas, kernel) -> None:
+    """The compiled kernel's account of its tensor descriptors (`tensordesc_meta`, written by the
+    worker) against its signature. Triton's launcher builds each descriptor's tensor map from
+    it: the element size must be the signature's (the map spans the recorded shape in elements
+    of that size, and the replay bounds that extent by the buffer), a plain tiled map (no packed
+    fp4 columns, no im2col), a box of at most 256 elements a side, one per dimension. No account
+    at all is the launcher's other way: each descriptor passed as its base, shape and strides."""
+    kinds = [descriptor_type(kind) for _, kind in kernel.signature]
+    kinds = [k for k in kinds if k is not None]
+    if not metas:
+        return
+    if not isinstance(metas, list) or len(metas) != len(kinds):
+        raise NotReplayable(
+            f"kernel {kernel.name}: its account of its tensor descriptors is garbled"
+        )
+    for meta, (dtype, block) in zip(metas, kinds, strict=True):
+        box = meta.get("block_size") if isinstance(meta, dict) else None
+        if not (
+            isinstance(box, list)
+            and len(box) == len(block)
+            and all(isinstance(n, int) and 1 <= n <= 256 for n in box)
+            and meta.get("elem_size") == ELEMENT_BYTES[dtype]
+            and isinstance(meta.get("swizzle"), int)
+            and isinstance(meta.get("elem_type"), int)
+            and not meta.get("fp4_padded")
+            and not meta.get("is_im2col")
+        ):
+            raise NotReplayable(
+                f"kernel {kernel.name}: its account of a tensor descriptor does not match its "
+                "signature"
+            )
 
 
 def replay(
@@ -147,6 +187,9 @@ def _answered(wait, what: str) -> dict:
     try:
         return wait()
     except WorkerFailure as exc:  # the kernels' fault (the timer runs no other untrusted code)
+        # A recorded call the timer found it cannot replay safely (a tensor descriptor past its
+        # buffer) is refused, as one refused before it reached the timer is.
+        verdict = "rejected" if (exc.verdict, exc.kind) == ("rejected", REASON) else "error"
         raise WorkerReported(
-            "error", exc.kind, f"{what}, replaying what solve() launched: {exc}"
+            verdict, exc.kind, f"{what}, replaying what solve() launched: {exc}"
         ) from None

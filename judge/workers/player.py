@@ -30,7 +30,8 @@ import triton
 
 from judge.core import bench, check, inputs
 from judge.core.spec import Tolerance
-from judge.workers import device_checks
+from judge.workers import device_checks, replay
+from judge.workers.referee import Rejected
 from judge.workers.replay import MAX_SCRATCH_BYTES, Sequence
 
 SCRATCH_POISON = 0xFF
@@ -65,6 +66,32 @@ def load_kernels(kernels, directory: Path) -> dict:
     return loaded
 
 
+class _Base:
+    """The base of a tensor descriptor the timer builds: an address of its own buffers, with
+    the element type the kernel's signature names (what TensorDescriptor reads of a tensor)."""
+
+    def __init__(self, address: int, dtype: torch.dtype):
+        self.address, self.dtype = address, dtype
+
+    def data_ptr(self) -> int:
+        return self.address
+
+
+TORCH_TYPES = {
+    "i8": torch.int8,
+    "u8": torch.uint8,
+    "i16": torch.int16,
+    "i32": torch.int32,
+    "i64": torch.int64,
+    "fp16": torch.float16,
+    "bf16": torch.bfloat16,
+    "fp32": torch.float32,
+    "fp64": torch.float64,
+    "fp8e4nv": torch.float8_e4m3fn,
+    "fp8e5": torch.float8_e5m2,
+}
+
+
 def launch_scratch(size: int, alignment: int, stream) -> torch.Tensor:
     """Global memory a compiled kernel asks Triton's launcher for at each launch (the tensor
     descriptors a kernel makes with `tl.make_tensor_descriptor` live there): the timer's own,
@@ -84,6 +111,7 @@ class Player:
 
     def __init__(self, sequence: Sequence, kernels: dict):
         self.sequence, self.kernels = sequence, kernels
+        self.signatures = {k.key: k.signature for k in sequence.kernels}
         # Triton keeps its allocator per thread (a context variable): the timer plays every
         # call on the thread that makes its player, so it is set here, once per command.
         triton.set_allocator(launch_scratch)
@@ -94,7 +122,11 @@ class Player:
         for step in self.sequence.steps:
             if "launch" in step:
                 kernel = self.kernels[step["launch"]]
-                args = [self.resolve(a, bases, scratch) for a in step["args"]]
+                signature = self.signatures[step["launch"]]
+                args = [
+                    self.resolve(a, bases, scratch, kind)
+                    for a, (_, kind) in zip(step["args"], signature, strict=True)
+                ]
                 x, y, z = step["grid"]
                 kernel.run(
                     x,
@@ -115,17 +147,48 @@ class Player:
                 raw.view(getattr(torch, step["dtype"])).fill_(step["value"])
 
     @staticmethod
-    def resolve(arg: dict, bases: dict, scratch: list[torch.Tensor]):
+    def resolve(arg: dict, bases: dict, scratch: list[torch.Tensor], kind: str = ""):
+        """A recorded argument on this call's buffers: a value, an address, or (for a tensor
+        descriptor) a TensorDescriptor of the timer's own, built on them."""
         if "v" in arg:
             return arg["v"]
-        if "buf" in arg:
-            start, nbytes = bases[arg["buf"]]
-        else:
-            region = scratch[arg["scratch"]]
-            start, nbytes = region.data_ptr(), region.numel()
+        if "desc" in arg:
+            return _descriptor(arg, bases, scratch, kind)
+        start, nbytes = _region(arg, bases, scratch)
         if arg["at"] > nbytes:
             raise ValueError("a recorded address lies past the end of its buffer")
         return start + arg["at"]
+
+
+def _region(ref: dict, bases: dict, scratch: list[torch.Tensor]) -> tuple[int, int]:
+    """(address, bytes) of the buffer or scratch region an address was recorded against."""
+    if "buf" in ref:
+        return bases[ref["buf"]]
+    region = scratch[ref["scratch"]]
+    return region.data_ptr(), region.numel()
+
+
+def _descriptor(arg: dict, bases: dict, scratch: list[torch.Tensor], kind: str):
+    from triton.tools.tensor_descriptor import TensorDescriptor
+
+    start, nbytes = _region(arg["desc"], bases, scratch)
+    if arg["desc"]["at"] + replay.extent(arg, kind) > nbytes:
+        raise Rejected(
+            "solve() passed a kernel a tensor descriptor that reaches past the end of the buffer "
+            "its base points into",
+            replay.REASON,
+        )
+    dtype, _ = replay.descriptor_type(kind)
+    if dtype not in TORCH_TYPES:
+        raise ValueError(f"a tensor descriptor of {dtype} elements is not replayed")
+    base = _Base(start + arg["desc"]["at"], TORCH_TYPES[dtype])
+    options = {"padding": arg["padding"]}
+    if arg["tf32"]:
+        options["round_f32_to_tf32"] = True
+    try:
+        return TensorDescriptor(base, arg["shape"], arg["strides"], arg["block"], **options)
+    except (AssertionError, TypeError) as exc:
+        raise ValueError(f"a recorded tensor descriptor this Triton refuses: {exc}") from None
 
 
 def addresses(fulls: dict) -> dict[str, tuple[int, int]]:

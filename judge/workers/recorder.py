@@ -98,7 +98,8 @@ class LaunchRecorder:
                 self._unsupported = self._unsupported or kernel
                 return
             self._kernels[kernel["key"]] = kernel
-            self._steps.append(("launch", kernel["key"], [int(g) for g in grid], list(args)))
+            args = [_snapshot(a) for a in args]
+            self._steps.append(("launch", kernel["key"], [int(g) for g in grid], args))
 
     def note_op(self, name: str, args: tuple, result) -> None:
         """An ATen operation the referee let through inside the call."""
@@ -147,7 +148,7 @@ class LaunchRecorder:
         for step in steps:
             if step[0] == "launch":
                 _, key, grid, args = step
-                args = [relative(_plain(a), regions) for a in args]
+                args = [_encoded_arg(a, regions) for a in args]
                 encoded.append({"launch": key, "grid": grid, "args": args})
             else:
                 _, address, nbytes, dtype, value = step
@@ -168,7 +169,8 @@ class LaunchRecorder:
 def _references(steps: list[dict]) -> Iterator[dict]:
     """Every argument and fill target of encoded steps (to renumber in place)."""
     for step in steps:
-        yield from step.get("args", [])
+        for arg in step.get("args", []):
+            yield arg.get("desc", arg)
         if "fill" in step:
             yield step["fill"]
 
@@ -187,6 +189,30 @@ class _Recording:
 
     def __getattr__(self, name):
         return getattr(self._inner, name)
+
+
+def _snapshot(value):
+    """A launch argument as it was at the launch: a host tensor descriptor as a dict of plain
+    values (its base's address), anything else as it is."""
+    if type(value).__name__ != "TensorDescriptor" or not hasattr(value, "block_shape"):
+        return value
+    try:
+        return {
+            "desc": int(value.base.data_ptr()),
+            "shape": [int(n) for n in value.shape],
+            "strides": [int(n) for n in value.strides],
+            "block": [int(n) for n in value.block_shape],
+            "padding": str(value.padding),
+            "tf32": bool(getattr(value, "round_f32_to_tf32", False)),
+        }
+    except Exception:  # noqa: BLE001 - a descriptor of another shape: validation refuses it
+        return None
+
+
+def _encoded_arg(value, regions: list[Region]) -> dict:
+    if isinstance(value, dict):  # a descriptor's snapshot
+        return {**value, "desc": relative(value["desc"], regions)}
+    return relative(_plain(value), regions)
 
 
 def _type(kind) -> str:

@@ -4,7 +4,10 @@ The worker records what one call of `solve()` did on the device (`judge.workers.
 each Triton kernel it launched (the compiled kernel, its grid and its arguments) and each scratch
 allocation and fill it made through PyTorch, in order. Raw addresses are rewritten relative to
 what they point into: a judge's buffer (`{"buf": name, "at": offset}`) or a scratch allocation of
-the call (`{"scratch": i, "at": offset}`); every other argument is a plain value.
+the call (`{"scratch": i, "at": offset}`); every other argument is a plain value. A tensor
+descriptor built on the host (`triton.tools.tensor_descriptor.TensorDescriptor`) is kept as its
+base (an address, rewritten the same way), shape, strides and block, and the timer builds its own
+on its own buffers; the memory it describes must lie inside the buffer its base points into.
 
 The sequence is untrusted (the worker's interpreter runs the submission), so it is validated here
 before anything acts on it, and it need not be believed: the timer replays exactly what it says,
@@ -25,13 +28,25 @@ REASON = "not-replayable"
 MAX_STEPS = 4096  # launches and fills in one call
 MAX_SCRATCH_BYTES = 16 << 30  # scratch one call may allocate, all together
 MAX_GRID = (1 << 31) - 1
-# A Triton signature type: a scalar, a pointer to one, or a constexpr slot. Nothing else reaches
-# the launcher, which turns these into C.
+# A Triton signature type: a scalar, a pointer to one, a constexpr slot, or a tensor descriptor
+# of a plain block (no layout: not Gluon's). Nothing else reaches the launcher, which turns these
+# into C.
 _SCALAR = (
     r"(i1|i8|i16|i32|i64|u1|u8|u16|u32|u64|"
     r"fp8e4nv|fp8e5|fp8e4b15|fp8e4b8|fp8e5b16|fp16|bf16|fp32|fp64)"
 )
 _TYPE = re.compile(rf"^(\*k?{_SCALAR}|{_SCALAR}|constexpr)$")
+_DESCRIPTOR = re.compile(rf"^tensordesc<{_SCALAR}\[([0-9]{{1,5}}(?:, [0-9]{{1,5}}){{0,4}})\]>$")
+# Bytes of an element of each scalar type (a descriptor's extent is counted in elements).
+ELEMENT_BYTES = {
+    **dict.fromkeys(("i1", "i8", "u1", "u8", "fp8e4nv", "fp8e5", "fp8e4b15", "fp8e4b8"), 1),
+    "fp8e5b16": 1,
+    **dict.fromkeys(("i16", "u16", "fp16", "bf16"), 2),
+    **dict.fromkeys(("i32", "u32", "fp32"), 4),
+    **dict.fromkeys(("i64", "u64", "fp64"), 8),
+}
+DESCRIPTOR_KEYS = {"desc", "shape", "strides", "block", "padding", "tf32"}
+MAX_DESCRIPTOR_DIM = 1 << 32  # TMA's bound on a dimension's size (elements) and stride (bytes)
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,199}$")
 _KEY = re.compile(r"^[0-9a-f]{16,128}$")
 FILL_DTYPES = (
@@ -174,10 +189,11 @@ def _kernel(raw) -> Kernel:
         arg, kind = pair
         if not _NAME.match(arg):
             raise NotReplayable(f"kernel {name}: an invalid argument name {arg!r}"[:200])
-        if not _TYPE.match(kind):
+        if not (_TYPE.match(kind) or _DESCRIPTOR.match(kind)):
             raise NotReplayable(
                 f"kernel {name}: argument {arg} is of type {kind!r}, which the judge does not "
-                "replay (scalars and pointers only; no tuples or host tensor descriptors)"[:300]
+                "replay (scalars, pointers and tensor descriptors of a plain block; no tuples, "
+                "no Gluon descriptors)"[:300]
             )
         signature.append((arg, kind))
     return Kernel(key, name, tuple(signature), directory)
@@ -200,7 +216,13 @@ def _step(raw, kernels: dict[str, Kernel], scratch: int) -> dict:
                 f"kernel {kernel.name}: {len(args)} arguments "
                 f"for {len(kernel.signature)} parameters"
             )
-        return {"launch": kernel.key, "grid": grid, "args": [_arg(a, scratch) for a in args]}
+        checked = [
+            _descriptor(a, kind, scratch, kernel.name)
+            if _DESCRIPTOR.match(kind)
+            else _arg(a, scratch)
+            for a, (_, kind) in zip(args, kernel.signature, strict=True)
+        ]
+        return {"launch": kernel.key, "grid": grid, "args": checked}
     if "fill" in raw:
         where = _arg(raw["fill"], scratch)
         if "scratch" not in where:
@@ -214,6 +236,71 @@ def _step(raw, kernels: dict[str, Kernel], scratch: int) -> dict:
         nbytes = _count(raw.get("nbytes"), "a fill's size", 1 << 40)
         return {"fill": where, "dtype": dtype, "value": value, "nbytes": nbytes}
     raise NotReplayable("a recorded step is neither a launch nor a fill")
+
+
+def descriptor_type(kind: str) -> tuple[str, list[int]] | None:
+    """A descriptor's element type and block, from its signature type; None for the rest."""
+    match = _DESCRIPTOR.match(kind)
+    if match is None:
+        return None
+    return match.group(1), [int(n) for n in match.group(2).split(", ")]
+
+
+def _descriptor(raw, kind: str, scratch: int, name: str) -> dict:
+    """A host tensor descriptor as recorded: its base must point into a buffer or scratch, and
+    what TMA requires of it must hold (16-byte aligned base and strides, the last dimension
+    contiguous, the block of the compiled kernel's type). Whether the memory it describes lies
+    inside that buffer is checked where the buffer's size is known (`extent`, in the timer)."""
+    if not isinstance(raw, dict) or set(raw) != DESCRIPTOR_KEYS:
+        raise NotReplayable(f"kernel {name}: a tensor descriptor argument is garbled")
+    dtype, block = descriptor_type(kind)
+    base = _arg(raw["desc"], scratch)
+    if "v" in base:
+        raise NotReplayable(
+            f"kernel {name}: a tensor descriptor's base points into neither a judge's buffer nor "
+            "memory solve() allocated on the device"
+        )
+    shape, strides = raw["shape"], raw["strides"]
+    if not (
+        isinstance(shape, list)
+        and isinstance(strides, list)
+        and len(shape) == len(strides) == len(block)
+    ):
+        raise NotReplayable(f"kernel {name}: a tensor descriptor of the wrong rank")
+    shape = [_count(n, f"kernel {name}: a descriptor's size", MAX_DESCRIPTOR_DIM) for n in shape]
+    strides = [
+        _count(n, f"kernel {name}: a descriptor's stride", MAX_DESCRIPTOR_DIM) for n in strides
+    ]
+    size = ELEMENT_BYTES[dtype]
+    if (
+        0 in shape
+        or strides[-1] != 1
+        or base["at"] % 16
+        or any(n * size % 16 for n in strides[:-1])
+    ):
+        raise NotReplayable(
+            f"kernel {name}: a tensor descriptor TMA cannot use (an empty dimension, a last "
+            "dimension that is not contiguous, or a base or stride off a 16-byte boundary)"
+        )
+    if raw["block"] != block:
+        raise NotReplayable(f"kernel {name}: a tensor descriptor's block is not its type's")
+    if raw["padding"] not in ("zero", "nan") or not isinstance(raw["tf32"], bool):
+        raise NotReplayable(f"kernel {name}: a tensor descriptor's options are garbled")
+    return {
+        "desc": base,
+        "shape": shape,
+        "strides": strides,
+        "block": block,
+        "padding": raw["padding"],
+        "tf32": raw["tf32"],
+    }
+
+
+def extent(desc: dict, kind: str) -> int:
+    """Bytes from a descriptor's base to one past the last element it describes."""
+    dtype, _ = descriptor_type(kind)
+    last = sum((n - 1) * stride for n, stride in zip(desc["shape"], desc["strides"], strict=True))
+    return (last + 1) * ELEMENT_BYTES[dtype]
 
 
 def _arg(raw, scratch: int) -> dict:

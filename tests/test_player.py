@@ -195,13 +195,13 @@ def test_a_solve_call_is_handed_each_buffers_address_as_the_judge_hands_it():
 DESC_KIND = "tensordesc<fp16[64, 64]>"
 
 
-def a_descriptor(at=512, rows=16):
-    return recorded_descriptor({"buf": "k_ptr", "at": at}, [rows, 64], [64, 64])
+# 16 rows of 64 float16, 512 bytes into k_ptr's allocation
+DESCRIPTOR = recorded_descriptor({"buf": "k_ptr", "at": 512}, [16, 64], [64, 64])
 
 
 def test_a_recorded_descriptor_is_rebuilt_on_the_timers_own_buffer():
     bases = {"k_ptr": (0x7F0000000000, 512 + 16 * 64 * 2)}
-    built = player.Player.resolve(a_descriptor(), bases, [], DESC_KIND)
+    built = player.Player.resolve(DESCRIPTOR, bases, [], DESC_KIND)
     assert built.base.data_ptr() == 0x7F0000000000 + 512
     assert built.base.dtype == torch.float16
     assert list(built.shape) == [16, 64] and list(built.block_shape) == [64, 64]
@@ -210,5 +210,5 @@ def test_a_recorded_descriptor_is_rebuilt_on_the_timers_own_buffer():
 def test_a_recorded_descriptor_reaching_one_element_past_its_buffer_is_refused():
     bases = {"k_ptr": (0x7F0000000000, 512 + 16 * 64 * 2 - 2)}
     with pytest.raises(Rejected, match="reaches past the end of the buffer") as refused:
-        player.Player.resolve(a_descriptor(), bases, [], DESC_KIND)
+        player.Player.resolve(DESCRIPTOR, bases, [], DESC_KIND)
     assert refused.value.kind == "not-replayable"

@@ -99,10 +99,10 @@ def _check_descriptors(metas, kernel) -> None:
     of that size, and the replay bounds that extent by the buffer), a plain tiled map (no packed
     fp4 columns, no im2col), a box of at most 256 elements a side, one per dimension. No account
     at all is the launcher's other way: each descriptor passed as its base, shape and strides."""
-    kinds = [descriptor_type(kind) for _, kind in kernel.signature]
-    kinds = [k for k in kinds if k is not None]
     if not metas:
         return
+    kinds = [descriptor_type(kind) for _, kind in kernel.signature]
+    kinds = [k for k in kinds if k is not None]
     if not isinstance(metas, list) or len(metas) != len(kinds):
         raise NotReplayable(
             f"kernel {kernel.name}: its account of its tensor descriptors is garbled"

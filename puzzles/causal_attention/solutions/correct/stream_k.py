@@ -40,14 +40,16 @@ H100 it stayed level (52.7 us). A row's start costs more 64 x 64 tiles than 128 
 ROW_COST 4 was the fastest on the H200 of 3, 4, 6 and 8 (since the merge got cheaper, 3, 4 and 5
 are level).
 
-On the GPU, where d is a multiple of 8 (every row of K and V on a 16-byte boundary), K and V
-come in through tensor descriptors: the tensor-memory accelerator copies each tile into shared
-memory while the warps work, with no address computed per element (judged at N = 8192,
-d = 128: 58.5 against 60.1 us on an H100, 57.9 against 58.7 us on an H200). The descriptors are
-built on the host (`TensorDescriptor`) and reach the kernel as launch parameters; built by
-every program as it starts (`tl.make_tensor_descriptor`, in global memory) the call took
-47.9-48.2 us judged on an H200, against 47.0-47.2 us. Triton's interpreter takes a descriptor's
-base only as a tensor, so there K and V are read through their addresses.
+On the GPU, where d is a multiple of 8 (every row on a 16-byte boundary), Q, K and V come in
+and the output goes out through tensor descriptors: the tensor-memory accelerator copies each
+tile between global and shared memory while the warps work, with no address computed per
+element (judged at N = 8192, d = 128, K and V: 58.5 against 60.1 us on an H100, 57.9 against
+58.7 us on an H200; Q and the output too: 49.0 against 49.6 us on an H100). Rows past N come in
+as zeros and are not stored. The descriptors are built on the host (`TensorDescriptor`) and
+reach the kernel as launch parameters; built by every program as it starts
+(`tl.make_tensor_descriptor`, in global memory) the call took 47.9-48.2 us judged on an H200,
+against 47.0-47.2 us. Triton's interpreter takes a descriptor's base only as a tensor, so there
+every tile is read and written through its address.
 """
 
 import functools
@@ -130,6 +132,16 @@ def _attend_keys(
         acc = tl.dot(p.to(tl.float16), v, acc)  # float16 operands, float32 accumulation
         m_i = m_new
     return acc, l_i, m_i
+
+
+@triton.jit
+def _store_rows(rows, o_desc, o_ptr, offsets, mask, r, BLOCK_M: tl.constexpr, TMA: tl.constexpr):
+    """Store a finished query block (normalised, float32) as float16: through the output's
+    descriptor (rows past N are not written), else through its address."""
+    if TMA:
+        o_desc.store([r * BLOCK_M, 0], rows.to(tl.float16))
+    else:
+        tl.store(o_ptr + offsets, rows.to(tl.float16), mask=mask)
 
 
 # The split in units: row r is S units of fixed cost followed by its r + 1 tiles, so it starts
@@ -268,8 +280,10 @@ def attention_kernel(
     part_ptr,  # scratch: 2 P x BLOCK_M x BLOCK_D float16 partial results, rows normalised
     stats_ptr,  # scratch: 2 P x 2 x BLOCK_M float32 row maxima, then row sums
     count_ptr,  # scratch: one int64 counter per query block, not initialised (COUNTER_TAG)
+    q_desc,  # Q's tensor descriptor (TMA), else Q's address again
     k_desc,  # K's tensor descriptor (TMA), else K's address again
     v_desc,  # V's likewise
+    o_desc,  # the output's likewise
     N,  # sequence length
     d,  # head dimension
     qk_scale,  # log2(e) / sqrt(d)
@@ -319,7 +333,10 @@ def attention_kernel(
         offs_m = r * BLOCK_M + offs_i
         q_offsets = offs_m[:, None] * d + offs_d[None, :]
         q_mask = (offs_m[:, None] < N) & (offs_d[None, :] < d)
-        q = tl.load(q_ptr + q_offsets, mask=q_mask, other=0.0)
+        if TMA:
+            q = q_desc.load([r * BLOCK_M, 0])
+        else:
+            q = tl.load(q_ptr + q_offsets, mask=q_mask, other=0.0)
 
         m_i = tl.full([BLOCK_M], float("-inf"), dtype=tl.float32)
         l_i = tl.zeros([BLOCK_M], dtype=tl.float32)
@@ -344,7 +361,7 @@ def attention_kernel(
 
         if (j0 == 0) & (j1 == r + 1):
             # The whole row is ours: normalise and store it.
-            tl.store(o_ptr + q_offsets, (acc / l_i[:, None]).to(tl.float16), mask=q_mask)
+            _store_rows(acc / l_i[:, None], o_desc, o_ptr, q_offsets, q_mask, r, BLOCK_M, TMA)
         else:
             # A cut row: leave the partial in this program's slot 0 (the range's first
             # segment) or slot 1 (its last). All BLOCK_M rows are stored (padding rows hold
@@ -404,7 +421,7 @@ def attention_kernel(
                     acc = acc * alpha[:, None] + o_0.to(tl.float32) * w_0[:, None]
                     acc += o_1.to(tl.float32) * w_1[:, None]
                     m_i = m_new
-                tl.store(o_ptr + q_offsets, (acc / l_i[:, None]).to(tl.float16), mask=q_mask)
+                _store_rows(acc / l_i[:, None], o_desc, o_ptr, q_offsets, q_mask, r, BLOCK_M, TMA)
         # On to the next row.
         x = seg_end
         row_first += r + 1
@@ -439,10 +456,12 @@ def solve(q_ptr: int, k_ptr: int, v_ptr: int, output_ptr: int, N: int, d: int):
         from triton.tools.tensor_descriptor import TensorDescriptor
 
         # The block is the autotuner's choice: its pre-hook sets it (_set_block).
+        q_desc = TensorDescriptor(_Float16(q_ptr), [N, d], [d, 1], [BLOCK_M, BLOCK_D])
         k_desc = TensorDescriptor(_Float16(k_ptr), [N, d], [d, 1], [BLOCK_M, BLOCK_D])
         v_desc = TensorDescriptor(_Float16(v_ptr), [N, d], [d, 1], [BLOCK_M, BLOCK_D])
+        o_desc = TensorDescriptor(_Float16(output_ptr), [N, d], [d, 1], [BLOCK_M, BLOCK_D])
     else:
-        k_desc, v_desc = k_ptr, v_ptr
+        q_desc, k_desc, v_desc, o_desc = q_ptr, k_ptr, v_ptr, output_ptr
     rows = triton.cdiv(N, BLOCK_M)
     tiles = rows * (rows + 1) // 2
     # PROGRAMS_PER_SM programs a multiprocessor, each with the same cost (one wave).
@@ -463,8 +482,10 @@ def solve(q_ptr: int, k_ptr: int, v_ptr: int, output_ptr: int, N: int, d: int):
         part.data_ptr(),
         stats.data_ptr(),
         counts.data_ptr(),
+        q_desc,
         k_desc,
         v_desc,
+        o_desc,
         N,
         d,
         qk_scale,

@@ -204,12 +204,11 @@ def test_every_peak_is_timed_by_the_loop_it_is_given_and_is_the_call_it_names():
     before = torch.backends.cuda.matmul.allow_tf32
     calibration = bench.calibrate(played, free_bytes=1 << 40)
     assert torch.backends.cuda.matmul.allow_tf32 == before
-    n = bench.MATMUL_N
     copies = [((mib << 20) // 8) for mib in bench.COPY_CURVE_MIB]
     assert asked == [("copy", c, before) for c in copies] + [
-        ("matmul_float32", n, False),
-        ("matmul_float32", n, True),  # TF32 allowed for this one only
-        ("matmul_float16", n, False),
+        *(("matmul_float32", n, False) for n in bench.MATMUL_SIZES),
+        *(("matmul_float32", n, True) for n in bench.MATMUL_SIZES),  # TF32 for this one only
+        *(("matmul_float16", n, False) for n in bench.MATMUL_SIZES),
         ("read", (bench.READ_MIB << 20) // 4, before),
     ]
     assert calibration["copy_curve"] == {
@@ -217,9 +216,27 @@ def test_every_peak_is_timed_by_the_loop_it_is_given_and_is_the_call_it_names():
     }
     assert calibration["copy_gbps"] == (bench.COPY_CURVE_MIB[-1] << 20) / 2 / 1e6
     assert calibration["read_gbps"] == (bench.READ_MIB << 20) / 2 / 1e6
-    flops = 2 * n**3 / 2 / 1e9
+    # every call takes 2 ms: the largest size does the most work in that time
+    flops = 2 * max(bench.MATMUL_SIZES) ** 3 / 2 / 1e9
     assert calibration["peaks_tflops"] == pytest.approx(
         {"matmul_fp32": flops, "matmul_tf32": flops, "matmul_fp16": flops}
+    )
+
+
+def test_a_precision_s_peak_is_the_fastest_of_its_sizes_whichever_that_is():
+    """A long call may run at a lower clock: the peak is the fastest size's rate, not the
+    largest size's."""
+    small, large = min(bench.MATMUL_SIZES), max(bench.MATMUL_SIZES)
+    slower = {"matmul_float16": large, "matmul_float32": small}  # the size held back
+
+    def played(spec, sizes, fn):
+        n = sizes["n"]
+        ms = 2 * n**3 / 1e9 / (100.0 if slower.get(spec.id) == n else 200.0)  # TFLOP/s
+        return [ms]
+
+    peaks = bench.calibrate(played, free_bytes=1 << 40)["peaks_tflops"]
+    assert peaks == pytest.approx(
+        {"matmul_fp32": 200.0, "matmul_tf32": 200.0, "matmul_fp16": 200.0}
     )
 
 

@@ -42,7 +42,7 @@ def test_calibration_is_asked_for_once_and_shown_in_the_environment():
     assert (kind, key, command, answer) == (
         "calibration",
         # peaks timed by do_bench, or at one size a precision, are measured again
-        f"played-best|{measure.device_key(ENV)}",
+        f"played-best-4096-6144-8192|{measure.device_key(ENV)}",
         {"op": "calibrate"},
         "calibrated",
     )

@@ -104,7 +104,9 @@ Played = Callable[[PuzzleSpec, dict[str, int], Callable], list[float]]
 # The square matmuls of the peaks: a precision's peak is the fastest of them. One size is not
 # enough: cuBLAS's TF32 matmul ran at 381 TFLOP/s at 8192^3 on an H200 whose cuBLAS did matmul's
 # 8192 x 6144 x 4096 at 411, so the shipped kernel, 0.94x cuBLAS there, read 101% of that peak.
-MATMUL_SIZES = (4096, 8192)
+# On another H200, TF32 (float16) ran at 391-397 (739-747) TFLOP/s at 4096^3, 399-401 (761) at
+# 6144^3 and 385-389 (746-747) at 8192^3.
+MATMUL_SIZES = (4096, 6144, 8192)
 # Device memory the timer's loop holds for a copy, per byte it moves, and for a read, per byte
 # read: the inputs as drawn, each buffer twice (as before a call, as the call left it) and the
 # outputs' truths in float64 (a copy's src: 1 + 2 halves, its dst 2 halves + 2 for the truth).

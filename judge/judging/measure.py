@@ -21,9 +21,9 @@ MEASURES = "v2"  # the shape of cached measurements (copy curve; reference with 
 # How the reference and the library calls were timed: "played", in the loop that times a
 # submission's replay (older entries were timed by do_bench and are measured again).
 REFERENCE_TIMING = "played"
-# How the device's peaks were timed: "played-best", in the same loop, the fastest of several
-# sizes a precision (older entries, timed by do_bench or at one size, are measured again).
-CALIBRATION_TIMING = "played-best"
+# How the device's peaks were timed: in the same loop, the fastest of the matmul sizes named
+# (older entries, timed by do_bench or at other sizes, are measured again).
+CALIBRATION_TIMING = "played-best-" + "-".join(str(n) for n in bench.MATMUL_SIZES)
 # (kind, key) -> the value this process measured: --recalibrate measures each key once per
 # batch, not once per submission, and a value whose entry a concurrent writer dropped from the
 # disk cache is not measured again

@@ -36,9 +36,21 @@ copy), so the tensor cores idle during every softmax. Two programs on one multip
 only for themselves, and the warp schedulers run one's softmax beside the other's products.
 Each fits: 255 registers a thread for 128 threads, and 113 KiB of shared memory with three
 stages of 64-key steps. Judged on an H200, the call went from 51.8-52.1 to 49.9-50.2 us; on an
-H100 it stayed level (52.7 us). A row's start costs more 64 x 64 tiles than 128 x 128 ones:
-ROW_COST 4 was the fastest on the H200 of 3, 4, 6 and 8 (since the merge got cheaper, 3, 4 and 5
-are level).
+H100 it stayed level (52.7 us).
+
+A row segment is one loop over its key blocks, the diagonal one included: the steps of the
+diagonal block mask their scores inside the loop (a branch on the step, not a second loop). Two
+loops, one for the blocks before the diagonal and one for the diagonal block, each filled the
+pipeline of K and V copies anew: in a copy of the file that stored the GPU's clock (H200), a
+segment's loop cost 2.45 us beyond its tiles with two loops and 2.0 us with one. With one
+division a row in the normalisation (`_normalised`), the call went from 46.4 to 45.8-45.9 us
+judged on an H200, and ROW_COST from 4 to 3 took it to 45.5-45.9 us (2 and 3 are level).
+
+In those timelines the programs end between 35 us (the 10th percentile) and 42 us (the last).
+The last are those that merge 3 or 4 other pieces of a long row: that epilogue takes 5-6 us,
+against 2.7 us for leaving a partial behind. Merging four pieces at a time, or reading every
+piece back (its own too) so that the merge works in the layout the loads come in, made the
+call slower (judged on an H200: 46.7-47.1 against 46.3-46.6 us).
 
 On the GPU, where d is a multiple of 8 (every row on a 16-byte boundary), Q, K and V come in
 and the output goes out through tensor descriptors: the tensor-memory accelerator copies each
@@ -64,7 +76,7 @@ GPU_BLOCK_M = 64  # queries per tile on the GPU (and keys per tile)
 PROGRAMS_PER_SM = 2  # programs sharing a multiprocessor on the GPU
 INTERPRET_BLOCK_M = 32  # the interpreter's cases are tiny: small tiles, so they get cut too
 INTERPRET_PROGRAMS = 5  # the interpreter's programs
-ROW_COST = 4  # what starting a row costs a program beyond its tiles, in tiles
+ROW_COST = 3  # what starting a row costs a program beyond its tiles, in tiles
 SHARED_MARGIN = 4096  # bytes of shared memory Triton may use beyond the tiles (barriers)
 COUNTER_TAG = 0x3C5A96E1B7  # marks a row counter of a call under way (any number below 2^47)
 
@@ -79,18 +91,19 @@ def _attend_keys(
     v_src,  # V: likewise
     lo,  # first key
     hi,  # one past the last key
+    diagonal,  # the first key of the diagonal block: steps from there on are masked
     offs_m,  # the query rows of the tile
     N,  # sequence length
     d,  # head dimension
     qk_scale,  # log2(e) / sqrt(d)
     BLOCK_N: tl.constexpr,  # keys per step
     BLOCK_D: tl.constexpr,  # d rounded up to a power of two
-    ON_DIAGONAL: tl.constexpr,  # some keys lie after some queries: causal and N masks
     EVEN_D: tl.constexpr,  # d == BLOCK_D: no column mask
     EVEN_N: tl.constexpr,  # N is a multiple of BLOCK_M: no key lies past N
     TMA: tl.constexpr,  # k_src and v_src are tensor descriptors
 ):
-    """The online softmax over keys lo .. hi - 1, BLOCK_N at a time (FlashAttention-2)."""
+    """The online softmax over keys lo .. hi - 1, BLOCK_N at a time (FlashAttention-2), in one
+    loop: the steps of the diagonal block mask their scores, the others do not."""
     offs_n = tl.arange(0, BLOCK_N)
     offs_d = tl.arange(0, BLOCK_D)
     for start_n in range(lo, hi, BLOCK_N):
@@ -101,30 +114,22 @@ def _attend_keys(
             # past d come back as zeros.
             k = k_src.load([start_n, 0])
             v = v_src.load([start_n, 0])
-        elif ON_DIAGONAL and not EVEN_N:
-            kv_mask = (keys[:, None] < N) & (offs_d[None, :] < d)
-            k = tl.load(k_src + kv_offsets, mask=kv_mask, other=0.0)
-            v = tl.load(v_src + kv_offsets, mask=kv_mask, other=0.0)
-        elif EVEN_D:
-            # Keys before the diagonal are always below N (and so are those of the diagonal
-            # block when N is a multiple of BLOCK_M): no mask at all, so the loads are plain
-            # 16-byte vectors that the pipeliner can issue ahead.
+        elif EVEN_D and EVEN_N:
+            # Every key is below N: no mask at all, plain 16-byte vectors.
             k = tl.load(k_src + kv_offsets)
             v = tl.load(v_src + kv_offsets)
         else:
-            k = tl.load(k_src + kv_offsets, mask=offs_d[None, :] < d, other=0.0)
-            v = tl.load(v_src + kv_offsets, mask=offs_d[None, :] < d, other=0.0)
+            kv_mask = (keys[:, None] < N) & (offs_d[None, :] < d)
+            k = tl.load(k_src + kv_offsets, mask=kv_mask, other=0.0)
+            v = tl.load(v_src + kv_offsets, mask=kv_mask, other=0.0)
         qk = tl.dot(q, tl.trans(k))  # float32 scores, before the scale
-        if ON_DIAGONAL:
+        if start_n + BLOCK_N > diagonal:
             # Query i sees keys j <= i; keys past N lie after every real query. Every query row
             # sees at least key lo (lo <= i), so no row's maximum stays -inf.
-            qk = tl.where(offs_m[:, None] >= keys[None, :], qk * qk_scale, float("-inf"))
-            m_new = tl.maximum(m_i, tl.max(qk, axis=1))
-            qk = qk - m_new[:, None]
-        else:
-            # The scale log2(e) / sqrt(d) folds into one multiply-add, ready for exp2.
-            m_new = tl.maximum(m_i, tl.max(qk, axis=1) * qk_scale)
-            qk = qk * qk_scale - m_new[:, None]
+            qk = tl.where(offs_m[:, None] >= keys[None, :], qk, float("-inf"))
+        # The scale log2(e) / sqrt(d) folds into one multiply-add, ready for exp2.
+        m_new = tl.maximum(m_i, tl.max(qk, axis=1) * qk_scale)
+        qk = qk * qk_scale - m_new[:, None]
         p = tl.math.exp2(qk)
         alpha = tl.math.exp2(m_i - m_new)  # rescales what was summed under the old maximum
         l_i = l_i * alpha + tl.sum(p, axis=1)
@@ -132,6 +137,14 @@ def _attend_keys(
         acc = tl.dot(p.to(tl.float16), v, acc)  # float16 operands, float32 accumulation
         m_i = m_new
     return acc, l_i, m_i
+
+
+@triton.jit
+def _normalised(acc, l_i):
+    """Each row of the accumulator over its sum: one division a row, then a multiply per
+    element (on an H200, a row's epilogue took about 0.1 us less than with a division per
+    element)."""
+    return acc * (1.0 / l_i)[:, None]
 
 
 @triton.jit
@@ -341,27 +354,16 @@ def attention_kernel(
         m_i = tl.full([BLOCK_M], float("-inf"), dtype=tl.float32)
         l_i = tl.zeros([BLOCK_M], dtype=tl.float32)
         acc = tl.zeros([BLOCK_M, BLOCK_D], dtype=tl.float32)
-        # Key blocks before the diagonal: every query of the tile sees every key, no mask.
+        # Key blocks j0 .. j1 - 1; the diagonal block, if it is among them, masked.
         acc, l_i, m_i = _attend_keys(
             acc, l_i, m_i, q, k_src, v_src,
-            j0 * BLOCK_M, tl.minimum(j1, r) * BLOCK_M,
+            j0 * BLOCK_M, tl.minimum(j1 * BLOCK_M, N), r * BLOCK_M,
             offs_m, N, d, qk_scale,
-            BLOCK_N=BLOCK_N, BLOCK_D=BLOCK_D, ON_DIAGONAL=False, EVEN_D=EVEN_D, EVEN_N=EVEN_N,
-            TMA=TMA,
+            BLOCK_N=BLOCK_N, BLOCK_D=BLOCK_D, EVEN_D=EVEN_D, EVEN_N=EVEN_N, TMA=TMA,
         )  # fmt: skip
-        if j1 == r + 1:
-            # The diagonal block, masked: keys r BLOCK_M .. (r + 1) BLOCK_M - 1, below N.
-            acc, l_i, m_i = _attend_keys(
-                acc, l_i, m_i, q, k_src, v_src,
-                r * BLOCK_M, tl.minimum((r + 1) * BLOCK_M, N),
-                offs_m, N, d, qk_scale,
-                BLOCK_N=BLOCK_N, BLOCK_D=BLOCK_D, ON_DIAGONAL=True, EVEN_D=EVEN_D, EVEN_N=EVEN_N,
-                TMA=TMA,
-            )  # fmt: skip
-
         if (j0 == 0) & (j1 == r + 1):
             # The whole row is ours: normalise and store it.
-            _store_rows(acc / l_i[:, None], o_desc, o_ptr, q_offsets, q_mask, r, BLOCK_M, TMA)
+            _store_rows(_normalised(acc, l_i), o_desc, o_ptr, q_offsets, q_mask, r, BLOCK_M, TMA)
         else:
             # A cut row: leave the partial in this program's slot 0 (the range's first
             # segment) or slot 1 (its last). All BLOCK_M rows are stored (padding rows hold
@@ -371,7 +373,7 @@ def attention_kernel(
             part = part_ptr + slot * (BLOCK_M * BLOCK_D)
             tl.store(
                 part + offs_i[:, None] * BLOCK_D + offs_d[None, :],
-                (acc / l_i[:, None]).to(tl.float16),
+                _normalised(acc, l_i).to(tl.float16),
             )
             stats = stats_ptr + slot * (2 * BLOCK_M)
             tl.store(stats + offs_i, m_i)
@@ -421,7 +423,9 @@ def attention_kernel(
                     acc = acc * alpha[:, None] + o_0.to(tl.float32) * w_0[:, None]
                     acc += o_1.to(tl.float32) * w_1[:, None]
                     m_i = m_new
-                _store_rows(acc / l_i[:, None], o_desc, o_ptr, q_offsets, q_mask, r, BLOCK_M, TMA)
+                _store_rows(
+                    _normalised(acc, l_i), o_desc, o_ptr, q_offsets, q_mask, r, BLOCK_M, TMA
+                )
         # On to the next row.
         x = seg_end
         row_first += r + 1

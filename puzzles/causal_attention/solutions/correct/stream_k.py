@@ -44,13 +44,21 @@ loops, one for the blocks before the diagonal and one for the diagonal block, ea
 pipeline of K and V copies anew: in a copy of the file that stored the GPU's clock (H200), a
 segment's loop cost 2.45 us beyond its tiles with two loops and 2.0 us with one. With one
 division a row in the normalisation (`_normalised`), the call went from 46.4 to 45.8-45.9 us
-judged on an H200, and ROW_COST from 4 to 3 took it to 45.5-45.9 us (2 and 3 are level).
+judged on an H200, and ROW_COST from 4 to 3 took it to 45.5-45.9 us (2 and 3 were level then).
 
 In those timelines the programs end between 35 us (the 10th percentile) and 42 us (the last).
 The last are those that merge 3 or 4 other pieces of a long row: that epilogue takes 5-6 us,
 against 2.7 us for leaving a partial behind. Merging four pieces at a time, or reading every
 piece back (its own too) so that the merge works in the layout the loads come in, made the
 call slower (judged on an H200: 46.7-47.1 against 46.3-46.6 us).
+
+A piece's arrival reads the row's counter with a plain load before its partial is stored, not
+with an atomic after: the load is in flight while the stores go out, and a piece that finds
+every other one already in knows it is the last without a compare-and-swap. In the clock's
+timelines (H200), leaving a partial behind went from 2.36 to 1.87 us and merging one other
+piece from 3.25 to 2.65 us. Since a row's start now costs less, ROW_COST is 2: judged on an
+H100, 47.5-48.0 us against 48.4-48.9 us (six rounds, alternated; ROW_COST 3 with the read
+48.1-48.3 us, 1 48.7-48.9 us); on an H200 45.4 and 45.5 us against 45.9 and 45.6 us.
 
 On the GPU, where d is a multiple of 8 (every row on a 16-byte boundary), Q, K and V come in
 and the output goes out through tensor descriptors: the tensor-memory accelerator copies each
@@ -76,7 +84,7 @@ GPU_BLOCK_M = 64  # queries per tile on the GPU (and keys per tile)
 PROGRAMS_PER_SM = 2  # programs sharing a multiprocessor on the GPU
 INTERPRET_BLOCK_M = 32  # the interpreter's cases are tiny: small tiles, so they get cut too
 INTERPRET_PROGRAMS = 5  # the interpreter's programs
-ROW_COST = 3  # what starting a row costs a program beyond its tiles, in tiles
+ROW_COST = 2  # what starting a row costs a program beyond its tiles, in tiles
 SHARED_MARGIN = 4096  # bytes of shared memory Triton may use beyond the tiles (barriers)
 COUNTER_TAG = 0x3C5A96E1B7  # marks a row counter of a call under way (any number below 2^47)
 
@@ -369,6 +377,11 @@ def attention_kernel(
             # segment) or slot 1 (its last). All BLOCK_M rows are stored (padding rows hold
             # finite values, l_i > 0 in every row), so no mask is needed. Normalised, each
             # value is an average of rows of V, so float16 keeps it within 2^-11 of itself.
+            # The row's counter is read first, by a plain load: nothing waits for its value
+            # until the stores below are issued (an atomic read would stall here). Every
+            # thread loads the word; the largest value any of them saw stands for all, so that
+            # every thread takes the same branch below.
+            seen_v = tl.load(count_ptr + r + offs_i * 0, volatile=True)
             slot = 2 * pid + (x != start).to(tl.int32)
             part = part_ptr + slot * (BLOCK_M * BLOCK_D)
             tl.store(
@@ -387,21 +400,27 @@ def attention_kernel(
             # them (release, GPU scope); its acquire makes the others' partials visible here.
             tl.debug_barrier()
             # The counter: TAG times 2^16 plus the pieces arrived, or anything else for none.
-            # It is read by an atomic, not a load, so that one thread reads it and every
-            # thread gets the same value; then a compare-and-swap, retried while another
-            # program got in between.
-            seen = tl.atomic_add(count_ptr + r, 0, sem="relaxed", scope="gpu")
-            want = tl.where((seen >> 16) == TAG, seen + 1, (TAG << 16) + 1)
-            before = tl.atomic_cas(count_ptr + r, seen, want, sem="acq_rel", scope="gpu")
-            while before != seen:
-                seen = before
+            seen = tl.max(seen_v, axis=0)
+            if ((seen >> 16) == TAG) & ((seen & 0xFFFF) == pieces - 1):
+                # Every other piece was in when the counter was read, so this one is the last
+                # and needs no compare-and-swap. The exchange puts the counter back to zero,
+                # untagged, for whatever uses this memory next, and acquires the others'
+                # partials.
+                tl.atomic_xchg(count_ptr + r, 0, sem="acquire", scope="gpu")
+                last = True
+            else:
+                # A compare-and-swap from the value read, retried while another program got in
+                # between; the last to arrive resets the counter.
                 want = tl.where((seen >> 16) == TAG, seen + 1, (TAG << 16) + 1)
                 before = tl.atomic_cas(count_ptr + r, seen, want, sem="acq_rel", scope="gpu")
-            if (want & 0xFFFF) == pieces:
-                # The last piece to arrive: merge the others into ours and store the row.
-                # Every piece is in: the counter back to zero, untagged, for whatever uses
-                # this memory next.
-                tl.atomic_xchg(count_ptr + r, 0, sem="relaxed", scope="gpu")
+                while before != seen:
+                    seen = before
+                    want = tl.where((seen >> 16) == TAG, seen + 1, (TAG << 16) + 1)
+                    before = tl.atomic_cas(count_ptr + r, seen, want, sem="acq_rel", scope="gpu")
+                last = (want & 0xFFFF) == pieces
+                if last:
+                    tl.atomic_xchg(count_ptr + r, 0, sem="relaxed", scope="gpu")
+            if last:
                 # The others' pieces in program order, ours skipped, two at a time: the loads
                 # of both are in flight at once, so the merge waits on L2 once a pair.
                 for i in range(0, pieces - 1, 2):

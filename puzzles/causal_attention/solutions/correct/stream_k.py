@@ -56,7 +56,7 @@ call slower (judged on an H200: 46.7-47.1 against 46.3-46.6 us).
 
 A piece's arrival reads the row's counter with a plain load before its partial is stored, not
 with an atomic after: the load is in flight while the stores go out, and a piece that finds
-every other one already in knows it is the last without a compare-and-swap. In the clock's
+every other one already in knows it is the last without counting itself in. In the clock's
 timelines (H200), leaving a partial behind went from 2.36 to 1.87 us and merging one other
 piece from 3.25 to 2.65 us. Since a row's start now costs less, ROW_COST is 2: judged on an
 H100, 47.5-48.0 us against 48.4-48.9 us (six rounds, alternated; ROW_COST 3 with the read
@@ -411,9 +411,10 @@ def attention_kernel(
             tl.debug_barrier()
             # The counter: TAG times 2^16 plus the pieces arrived, or anything else for none.
             seen = tl.max(seen_v, axis=0)
-            if ((seen >> 16) == TAG) & ((seen & 0xFFFF) == pieces - 1):
+            tagged = (seen >> 16) == TAG
+            if tagged & ((seen & 0xFFFF) == pieces - 1):
                 # Every other piece was in when the counter was read, so this one is the last
-                # and needs no compare-and-swap. The exchange puts the counter back to zero,
+                # and need not count itself in. The exchange puts the counter back to zero,
                 # untagged, for whatever uses this memory next, and acquires the others'
                 # partials.
                 tl.atomic_xchg(count_ptr + r, 0, sem="acquire", scope="gpu")
@@ -422,7 +423,6 @@ def attention_kernel(
                 # Tagged, the counter only grows until the last piece resets it: one atomic add
                 # counts this piece in. Untagged, a compare-and-swap from the value read tags
                 # it; if another piece tagged it first, the add counts this one.
-                tagged = (seen >> 16) == TAG
                 if tagged:
                     before = tl.atomic_add(count_ptr + r, 1, sem="acq_rel", scope="gpu")
                 else:

@@ -240,6 +240,29 @@ def test_the_stream_k_attention_splits_rows_by_their_cost(n, row_cost):
     np.testing.assert_allclose(got, expected["output_ptr"], atol=tol.atol, rtol=tol.rtol)
 
 
+def dirty_counters(monkeypatch, garbage: str, tag: int, generator) -> list:
+    """Make every int64 `torch.empty` (a solution's counters) come back dirty: the timer's 0xFF
+    bytes ("poison"), random words, or a count under another tag ("untagged-count"). Returns
+    the list the dirty tensors are added to, in order."""
+    counters = []
+    empty = torch.empty
+
+    def dirty_empty(*size, dtype=None, **kwargs):
+        made = empty(*size, dtype=dtype, **kwargs)
+        if dtype == torch.int64:
+            if garbage == "poison":
+                made.fill_(-1)
+            elif garbage == "random":
+                made.random_(generator=generator)
+            else:
+                made.fill_(((tag + 1) << 16) + 1)
+            counters.append(made)
+        return made
+
+    monkeypatch.setattr(torch, "empty", dirty_empty)
+    return counters
+
+
 @pytest.mark.parametrize("garbage", ["poison", "random", "untagged-count"])
 def test_the_stream_k_attention_counts_on_unzeroed_counters_and_leaves_none_tagged(
     garbage, monkeypatch
@@ -261,22 +284,8 @@ def test_the_stream_k_attention_counts_on_unzeroed_counters_and_leaves_none_tagg
         {"N": n, "d": d},
     )["output_ptr"]
     tol = registry.get("causal_attention", ROOT).tolerance.at({"N": n, "d": d})
-    counters = []
     empty = torch.empty
-
-    def dirty_empty(*size, dtype=None, **kwargs):
-        made = empty(*size, dtype=dtype, **kwargs)
-        if dtype == torch.int64:  # the row counters
-            if garbage == "poison":
-                made.fill_(-1)
-            elif garbage == "random":
-                made.random_(generator=generator)
-            else:
-                made.fill_(((module.COUNTER_TAG + 1) << 16) + 1)
-            counters.append(made)
-        return made
-
-    monkeypatch.setattr(torch, "empty", dirty_empty)
+    counters = dirty_counters(monkeypatch, garbage, module.COUNTER_TAG, generator)
     for _ in range(2):
         out = empty(n, d, dtype=torch.float16)
         module.solve(q.data_ptr(), k.data_ptr(), v.data_ptr(), out.data_ptr(), n, d)
@@ -286,6 +295,41 @@ def test_the_stream_k_attention_counts_on_unzeroed_counters_and_leaves_none_tagg
     assert len(counters) == 2
     for made in counters:
         assert not ((made >> 16) == module.COUNTER_TAG).any()
+
+
+@pytest.mark.parametrize("garbage", ["poison", "random", "untagged-count"])
+def test_the_matmul_copy_beside_waits_for_every_chunk_and_leaves_no_counter_tagged(
+    garbage, monkeypatch
+):
+    """matmul's copy_beside.py in the interpreter, with chunks of 32 rows of B so that N = 100
+    makes four (the last short) and K = 260 two groups of columns: its counters are not zeroed
+    before the launch, so whatever they hold must count as zero, every chunk of both groups
+    must be waited for, and after the call every counter must be back to zero, or the next
+    call on the same memory would start from this one's counts."""
+    from judge.core.loader import import_file
+
+    path = ROOT / "matmul/solutions/correct/copy_beside.py"
+    module = import_file(path, f"tpuzzle_copy_beside_{garbage}")
+    module.CHUNK = 32
+    M, N, K = 70, 100, 260
+    generator = torch.Generator().manual_seed(11)
+    a = torch.rand(M, N, generator=generator) * 2 - 1
+    b = torch.rand(N, K, generator=generator) * 2 - 1
+    sizes = {"M": M, "N": N, "K": K}
+    expected = formula("matmul")({"a_ptr": a.double().numpy(), "b_ptr": b.double().numpy()}, sizes)
+    tol = registry.get("matmul", ROOT).tolerance.at(sizes)
+    empty = torch.empty
+    counters = dirty_counters(monkeypatch, garbage, module.COUNTER_TAG, generator)
+    for _ in range(2):
+        c = empty(M, K)
+        module.solve(a.data_ptr(), b.data_ptr(), c.data_ptr(), M, N, K)
+        np.testing.assert_allclose(
+            c.double().numpy().reshape(-1), expected["c_ptr"], atol=tol.atol, rtol=tol.rtol
+        )
+    assert len(counters) == 2
+    for made in counters:
+        assert made.numel() == 2 * 4 + 1
+        assert (made == 0).all()
 
 
 @pytest.mark.gpu

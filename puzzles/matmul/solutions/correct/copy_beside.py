@@ -3,7 +3,7 @@ beside the product instead of before it.
 
 Hopper's TF32 instructions read both operands with the reduction contiguous, so B is copied
 transposed into scratch memory first, and in tma_persistent.py that copy (68 us on an H100 at the
-benchmark's size) runs alone while every tensor core waits. Here the copy is a kernel of 132
+benchmark's size) runs alone while every tensor core waits. Here the copy is a kernel of
 persistent programs, one a multiprocessor, and the product starts beside it:
 
 - Programmatic dependent launch: the copy's programs call `gdc_launch_dependents()` as they
@@ -15,17 +15,18 @@ persistent programs, one a multiprocessor, and the product starts beside it:
   for each chunk's counter to reach the number of copy programs before its loads of that chunk.
 - The order of the tiles: 16 tile rows a group, so that the first wave of 128 programs needs only
   the first half of B's columns, and the second half is copied while that wave computes.
-- Sharing a multiprocessor: the product's programs need 177 KiB of shared memory and the copy's
-  48 KiB; both fit in 228 KiB only if the copy's kernel asks for the largest shared-memory
-  carveout, which Triton's launcher does for kernels of more than 48 KiB. Four stages of 64 x 64
-  tiles in flight plus a reduction's scratch bring the copy to 49,160 bytes (Triton 3.6); the
-  product's C goes out in quarters of its tile (32 KiB of staging instead of 64) to leave room.
-  With a smaller copy the product waits until the copy's programs leave (measured: the product
-  began 82 us into a 93 us copy).
+- Sharing a multiprocessor: the product's programs need 176 KiB of shared memory (Triton 3.6) and
+  the copy's just over 48 KiB; both fit in 228 KiB only if the copy's kernel asks for the largest
+  shared-memory carveout, which Triton's launcher does for kernels of more than 48 KiB. Four stages
+  of 64 x 64 tiles in flight plus a reduction's scratch bring the copy to 49,160 bytes (Triton
+  3.6); the product's C goes out in quarters of its tile (32 KiB of staging instead of 64) to leave
+  room. With a smaller copy the product waits until the copy's programs leave (measured: the
+  product began 82 us into a 93 us copy).
 
 Judged on an H100 (cuBLAS TF32 1028.0 us): 1072.6 and 1073.3 us against 1092.0 and 1091.6 us for
 tma_persistent.py (0.958x against 0.942x of cuBLAS); tma_persistent.py with this tile order alone
-took 1090.0 and 1091.3 us. The copy, beside the product, takes about 180 us instead of 68, and the
+took 1090.0 and 1091.3 us. On an H200 (cuBLAS 1008.0 us): 1051.4-1057.7 us against 1060.0-1065.4 us
+(three rounds, alternated). The copy, beside the product, takes about 180 us instead of 68, and the
 product about 60 us longer than alone: the two share the multiprocessors' issue slots and memory.
 
 The counters are not zeroed by a fill (one more launch). Each holds COUNTER_TAG times 2^16 plus a

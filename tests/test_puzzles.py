@@ -332,13 +332,28 @@ def test_the_matmul_copy_beside_waits_for_every_chunk_and_leaves_no_counter_tagg
         assert (made == 0).all()
 
 
+def compiled_run(script: str):
+    """Run a Python script in a process of its own, out of Triton's interpreter (on the GPU)."""
+    import os
+    import subprocess
+    import sys
+
+    env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
+    return subprocess.run(
+        [sys.executable, "-c", script],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        cwd=ROOT.parent,
+    )
+
+
 @pytest.mark.gpu
 def test_the_linked_merge_sort_is_right_when_its_programs_search_both_boundaries():
     """merge_path_linked.py with a single read of each word (SPINS = 0): on the GPU, every
     program that reads its predecessor's word before it is written searches that boundary
     itself. The sort must come out the same, whichever way each program got its boundaries."""
-    import subprocess
-    import sys
     import textwrap
 
     script = textwrap.dedent(
@@ -357,16 +372,42 @@ def test_the_linked_merge_sort_is_right_when_its_programs_search_both_boundaries
         print("sorted")
         """
     )
-    env = {k: v for k, v in __import__("os").environ.items() if k != "TRITON_INTERPRET"}
-    done = subprocess.run(
-        [sys.executable, "-c", script],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=600,
-        cwd=ROOT.parent,
-    )
+    done = compiled_run(script)
     assert done.returncode == 0 and "sorted" in done.stdout, done.stderr[-2000:]
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("name", ["decoupled_lookback", "lookback_wide"])
+def test_the_prefix_sum_look_backs_stay_right_call_after_call(name):
+    """A look-back that reads its window of state words in more threads than words can combine
+    two threads' views of a word into a wrong prefix, once in many calls: a whole tile off by a
+    predecessor's total. Hundreds of calls at each of the wide scan's paths (tiles numbered by
+    program, 2 K tiles, 4 K tiles), every one checked."""
+    import textwrap
+
+    script = textwrap.dedent(
+        f"""
+        import torch
+        from judge.core.loader import import_file
+        module = import_file({str(ROOT / "prefix_sum/solutions/correct")!r} + "/{name}.py", "m")
+        wrong = []
+        for n, calls in ((250_000, 1000), (1_000_003, 300), (4_000_037, 100)):
+            data = torch.empty(n, device="cuda")
+            out = torch.empty(n, device="cuda")
+            for call in range(calls):
+                data.uniform_(0.0, 1.0)  # every prefix grows: a missing tile total shows
+                out.fill_(float("nan"))
+                module.solve(data.data_ptr(), out.data_ptr(), n)
+                expected = torch.cumsum(data.double(), 0)
+                bad = ((out.double() - expected).abs() > 1e-4 * expected + 1e-2).sum().item()
+                if bad:
+                    wrong.append((n, call, bad))
+        print("wrong", wrong)
+        """
+    )
+    done = compiled_run(script)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "wrong []" in done.stdout, done.stdout[-2000:]
 
 
 @pytest.mark.parametrize("pid", IDS)

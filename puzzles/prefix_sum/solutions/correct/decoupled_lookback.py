@@ -11,6 +11,13 @@ DEVICE = "cpu" if os.environ.get("TRITON_INTERPRET") == "1" else "cuda"
 # meets a tile whose inclusive prefix is already known, and publishes its own inclusive prefix.
 # A tile's state is one int64 word, written atomically: the flag in the high 32 bits and a
 # float32 (its raw bits) in the low 32 bits, so a reader never sees a flag without its value.
+#
+# The look-back reads WINDOW state words at once, one a thread: a program is one warp and the
+# window 32 words. With more threads than words, several threads would each read the same word,
+# at slightly different times, and see different states; the look-back's three reductions could
+# then each take a different thread's view and combine them into a wrong prefix. One warp a
+# program also means 1024-element tiles (32 elements a thread): this is the plain version, and
+# lookback_wide.py the fast one.
 NOT_READY = tl.constexpr(0)  # nothing published yet
 AGGREGATE = tl.constexpr(1)  # the low bits hold the sum of the tile alone
 INCLUSIVE = tl.constexpr(2)  # the low bits hold the sum of every element up to the tile's last
@@ -74,7 +81,7 @@ def scan_kernel(
 
 
 def solve(input_ptr: int, output_ptr: int, N: int):
-    BLOCK_SIZE = 4096
+    BLOCK_SIZE = 1024
     num_tiles = triton.cdiv(N, BLOCK_SIZE)
     # Scratch: one state word per tile, then the ticket counter (allocation only).
     scratch = torch.zeros(num_tiles + 1, dtype=torch.int64, device=DEVICE)
@@ -87,6 +94,6 @@ def solve(input_ptr: int, output_ptr: int, N: int):
         ticket_ptr,
         N,
         BLOCK_SIZE=BLOCK_SIZE,
-        WINDOW=32,
-        num_warps=4,
+        WINDOW=32,  # one state word a thread of the warp
+        num_warps=1,
     )

@@ -19,16 +19,25 @@ DEVICE = "cpu" if os.environ.get("TRITON_INTERPRET") == "1" else "cuda"
 # Why large tiles and a wide window: the look-back resolves at most WINDOW tiles per round trip to
 # L2 (about half a microsecond), so the scan cannot go faster than WINDOW * BLOCK_SIZE elements per
 # round trip. At copy speed an H100/H200 moves about 0.5 M float32 (read + written) per
-# microsecond: 4096-element tiles with a window of 32 (131 K elements per round trip) fall short of
-# that. This variant keeps 4096-element tiles over 4 warps (32 elements per thread, about 80
-# registers: six programs share a multiprocessor, so loads, stores and look-backs overlap well)
-# and widens the window to 128 tiles, 512 K elements per round trip.
+# microsecond: one-warp programs with 1024-element tiles and a window of 32 (decoupled_lookback.py,
+# 32 K elements per round trip) fall far short of that. This variant takes 4096-element tiles over
+# 4 warps (32 elements per thread, about 80 registers: six programs share a multiprocessor, so
+# loads, stores and look-backs overlap well) and a window of 128 tiles, 512 K elements per round
+# trip.
+#
+# One state word a thread: WINDOW is always 32 * num_warps. With more threads than words, several
+# threads would each read the same word, at slightly different times, and could see different
+# states; the look-back's three reductions (the last inclusive tile, the tiles still waiting, the
+# sum) could then each take a different thread's view and combine them into a wrong prefix. That
+# happened with a 128-word window over 8 warps: on an H100 with Triton 3.9, one call in about 70
+# got a whole tile wrong.
 #
 # Small inputs: when there are no more tiles than multiprocessors, every tile's program can be
 # resident at once, so a program may take tl.program_id as its tile and wait for lower ones
 # without risk of a hang. That saves the ticket's round trip to L2 before the first load, which
 # at 250 K elements is about a twentieth of the call. These inputs take 4096-element tiles over 8
-# warps: about 60 programs at 250 K elements, all their predecessors read by one look-back load.
+# warps and a window of 256: about 60 programs at 250 K elements, all their predecessors read by
+# one look-back load.
 #
 # No fences: the state words are published with relaxed atomics. Value and flag travel in one
 # word, so a reader needs no ordering with any other write, and nothing reads the output.
@@ -125,18 +134,19 @@ def _multiprocessors() -> int:
 def solve(input_ptr: int, output_ptr: int, N: int):
     if DEVICE == "cpu":
         # the interpreter: small tiles, so that small tests span many of them
-        BLOCK_SIZE, WINDOW, num_warps = 512, 128, 4
+        BLOCK_SIZE, num_warps = 512, 4
     elif triton.cdiv(N, 4096) <= _multiprocessors():
         # Small inputs: one 4096-element tile a multiprocessor at most, over 8 warps; a window
-        # of 128 tiles covers them all in one or two look-back steps.
-        BLOCK_SIZE, WINDOW, num_warps = 4096, 128, 8
+        # of 256 tiles covers them all in one look-back step.
+        BLOCK_SIZE, num_warps = 4096, 8
     elif N > (1 << 20):
         # Large inputs: 4 K elements per tile and a window of 128 tiles, 512 K elements per
         # look-back step.
-        BLOCK_SIZE, WINDOW, num_warps = 4096, 128, 4
+        BLOCK_SIZE, num_warps = 4096, 4
     else:
         # Medium inputs: 2 K-element tiles and a window of 128, 256 K elements a look-back step.
-        BLOCK_SIZE, WINDOW, num_warps = 2048, 128, 4
+        BLOCK_SIZE, num_warps = 2048, 4
+    WINDOW = 32 * num_warps  # one state word a thread (above)
     num_tiles = triton.cdiv(N, BLOCK_SIZE)
     # Scratch: one state word per tile, then the ticket counter (allocation only).
     scratch = torch.zeros(num_tiles + 1, dtype=torch.int64, device=DEVICE)

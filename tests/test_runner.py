@@ -68,6 +68,13 @@ def test_worker_environment(tmp_path, monkeypatch):
     assert launcher.worker_env(tmp_path, interpret=True, gpu=None)["TRITON_INTERPRET"] == "1"
 
 
+def test_worker_environment_keeps_floating_point_fusion_unless_told(tmp_path, monkeypatch):
+    monkeypatch.delenv(launcher.FP_FUSION_ENV, raising=False)
+    assert launcher.worker_env(tmp_path, interpret=False, gpu=None)[launcher.FP_FUSION_ENV] == "1"
+    monkeypatch.setenv(launcher.FP_FUSION_ENV, "0")
+    assert launcher.worker_env(tmp_path, interpret=False, gpu=None)[launcher.FP_FUSION_ENV] == "0"
+
+
 def test_secret_changes_the_seeds_and_never_reaches_the_worker(
     vector_add, write_submission, monkeypatch
 ):

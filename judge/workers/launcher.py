@@ -347,6 +347,7 @@ def job_root() -> str | None:
 
 
 WORKER_VISIBLE = {"TPUZZLE_PROFILE_DIR"}
+FP_FUSION_ENV = "TRITON_DEFAULT_FP_FUSION"  # Triton 3.9+: fuse a * b + c by default or not
 
 
 def worker_env(
@@ -371,6 +372,10 @@ def worker_env(
         env["TRITON_INTERPRET"] = "1"
     if gpu is not None:
         env["CUDA_VISIBLE_DEVICES"] = visible_device(gpu, environ)
+    # Floating-point fusion (a * b + c as one fma) as Triton has always compiled it, unless the
+    # user says otherwise: Triton 3.9 warns into every submission's output when this is unset,
+    # and 3.10 turns it off by default, which would move every figure and rounding error.
+    env.setdefault(FP_FUSION_ENV, "1")
     return env
 
 

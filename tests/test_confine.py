@@ -55,6 +55,24 @@ def test_python_dirs_leave_out_the_working_directory(tmp_path, monkeypatch):
     assert sys.base_prefix in confine.python_dirs()
 
 
+def test_python_dirs_open_a_worker_package_from_elsewhere_but_not_its_folder(tmp_path, monkeypatch):
+    """A Triton installed with `pip install --target DIR` and found through PYTHONPATH: the
+    worker compiles with its files, so its own folder is readable; whatever else DIR holds
+    (a class's submissions, say) is not."""
+    (tmp_path / "tritonlike").mkdir()
+    (tmp_path / "tritonlike" / "__init__.py").write_text("")
+    (tmp_path / "submissions").mkdir()
+    monkeypatch.setattr(sys, "path", [str(tmp_path), *sys.path])
+    monkeypatch.setattr(confine, "WORKER_PACKAGES", ("tritonlike", "not_installed_anywhere"))
+    found = confine.python_dirs()
+    assert str(tmp_path / "tritonlike") in found
+    assert str(tmp_path) not in found and str(tmp_path / "submissions") not in found
+    rules = confine.rules([], [], False, python=found)
+    assert str(tmp_path / "tritonlike") in rules.read and str(tmp_path) not in rules.read
+    monkeypatch.chdir(tmp_path)  # judged from that folder: a student's folder named like one
+    assert str(tmp_path / "tritonlike") not in confine.python_dirs()
+
+
 def test_gpu_rules_name_the_device_files_only_on_the_gpu(tmp_path):
     assert not any("nvidia" in d for d in confine.rules([], [], False, python=[]).devices)
     assert "/dev/null" in confine.rules([], [], False, python=[]).devices

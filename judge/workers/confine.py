@@ -108,10 +108,16 @@ class Rules:
         )
 
 
+WORKER_PACKAGES = ("triton", "torch", "numpy", "yaml", "nvidia")  # what a worker runs on
+
+
 def python_dirs() -> list[str]:
-    """Where this Python and its packages live: the prefixes, the site folders, and the sys.path
-    folders inside either or inside a system folder (never the working directory, nor a folder
-    PYTHONPATH adds from elsewhere: the judge's own package is added by name)."""
+    """Where this Python and its packages live: the prefixes, the site folders, the sys.path
+    folders inside either or inside a system folder, and the folders of the packages a worker
+    runs on (WORKER_PACKAGES), wherever they lie. Never the working directory, nor the rest of a
+    folder PYTHONPATH adds from elsewhere: a Triton installed there with `pip install --target`
+    is readable, the class folder beside it is not (the judge's own package is added by name)."""
+    import importlib.util
     import site
 
     prefixes = [sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix]
@@ -121,6 +127,16 @@ def python_dirs() -> list[str]:
     for entry in sys.path:
         if entry and os.path.isabs(entry) and any(_inside(_real(entry), r) for r in roots):
             found.append(entry)
+    here = _real(os.getcwd())  # where the judge runs from: a class folder, say
+    for name in WORKER_PACKAGES:
+        try:
+            spec = importlib.util.find_spec(name)
+        except (ImportError, ValueError):
+            continue
+        for folder in (spec.submodule_search_locations or []) if spec else []:
+            real = _real(folder)
+            if not _inside(real, here) and not any(_inside(real, r) for r in roots):
+                found.append(folder)
     return [p for p in found if os.path.isdir(p)]
 
 

@@ -410,6 +410,60 @@ def test_the_prefix_sum_look_backs_stay_right_call_after_call(name):
     assert "wrong []" in done.stdout, done.stdout[-2000:]
 
 
+def window_layouts(solution: Path, sizes: list[int], cache: Path) -> list[tuple[int, int]]:
+    """Compile a prefix_sum solution for an H100 on this machine (no GPU needed) at each size,
+    and give each compiled look-back's window: (words read at once, words one pass of the
+    layout Triton chose for that load covers: its words a thread times the program's threads)."""
+    import json
+    import re
+    import textwrap
+
+    script = textwrap.dedent(
+        f"""
+        import json, os
+        os.environ["TRITON_CACHE_DIR"] = {str(cache)!r}
+        from judge.workers import ahead
+        ahead.install(90, 32, {{"max_shared_mem": 232448, "max_num_regs": 65536,
+                               "multiprocessor_count": 132, "warpSize": 32}})
+        from judge.core.loader import import_file
+        module = import_file({str(solution)!r}, "m")
+        a, b = ahead.fake_pointers("ab").values()
+        for n in {sizes!r}:
+            module.solve(a, b, n)
+        print("compiled")
+        """
+    )
+    done = compiled_run(script)
+    assert done.returncode == 0 and "compiled" in done.stdout, done.stderr[-2000:]
+    found = []
+    for ttgir in cache.rglob("*.ttgir"):
+        text = ttgir.read_text()
+        layouts = {
+            name: [int(x) for x in re.findall(r"\[(\d+)\]", body)[:3]]
+            for name, body in re.findall(r"^#(\w+) = #ttg\.blocked<\{(.*)\}>", text, re.M)
+        }
+        for words, name in re.findall(
+            r"isVolatile = true\} : tensor<(\d+)x!tt\.ptr<i64>, #(\w+)>", text
+        ):
+            per_thread, lanes, warps = layouts[name]
+            found.append((int(words), per_thread * lanes * warps))
+    assert found, "no volatile window load found in " + json.dumps(
+        [p.name for p in cache.rglob("*")]
+    )
+    return found
+
+
+@pytest.mark.parametrize("name", ["decoupled_lookback", "lookback_wide"])
+def test_the_prefix_sum_look_backs_read_one_state_word_a_thread(name, tmp_path):
+    """Compiled for an H100 at each of the wide scan's paths: the layout of every look-back
+    window covers it with no thread to spare. A thread to spare holds a copy of a word that
+    another thread holds too; both load it, and the window's reductions can then mix their two
+    views (5 of 355 timed calls wrong, on an H100 with Triton 3.9). Checked on the CPU."""
+    path = ROOT / "prefix_sum" / "solutions" / "correct" / f"{name}.py"
+    for words, covered in window_layouts(path, [250_000, 1_000_003, 4_000_037], tmp_path):
+        assert covered <= words, f"a window of {words} words in a layout that covers {covered}"
+
+
 @pytest.mark.parametrize("pid", IDS)
 def test_every_puzzle_has_a_ladder_of_hints_and_functions_for_its_mistakes(pid):
     spec = registry.get(pid, ROOT)

@@ -16,6 +16,7 @@ import json
 import os
 import shutil
 import socket
+import sys
 import threading
 import time
 from pathlib import Path
@@ -255,6 +256,48 @@ def check_snooper(course, interpret: bool) -> None:
 
 def test_a_snooper_reads_and_reaches_nothing_and_its_kernel_still_passes(course):
     check_snooper(course, interpret=True)
+
+
+BESIDE_A_PACKAGE = """
+import json
+
+tried = {{}}
+for name, path in (("package", {package!r}), ("beside", {beside!r}), ("list", {folder!r})):
+    try:
+        open(path).read() if name != "list" else __import__("os").listdir(path)
+        tried[name] = "succeeded"
+    except BaseException as exc:
+        tried[name] = f"failed: {{type(exc).__name__}}"
+print("SNOOP " + json.dumps(tried), flush=True)
+"""
+
+
+def test_a_snooper_reads_a_package_on_pythonpath_but_nothing_beside_it(course, monkeypatch):
+    """The judge finds a package its workers run on (Triton installed with `pip install
+    --target`, say) in a folder that PYTHONPATH names, beside other files: the worker may read
+    the package, and neither the files beside it nor the folder's listing."""
+    where = course[0]
+    site = where / "site"
+    (site / "tritonlike").mkdir(parents=True)
+    (site / "tritonlike" / "__init__.py").write_text("VERSION = 1\n")
+    (site / "grades.csv").write_text("alice,A\n")
+    monkeypatch.setattr(sys, "path", [str(site), *sys.path])
+    monkeypatch.setattr(confine, "WORKER_PACKAGES", ("tritonlike",))
+    path = course[2] / "mallory" / "vector_add.py"
+    path.write_text(
+        inlined(HONEST, "kernel")
+        + "solve = kernel.solve\n"
+        + BESIDE_A_PACKAGE.format(
+            package=str(site / "tritonlike" / "__init__.py"),
+            beside=str(site / "grades.csv"),
+            folder=str(site),
+        )
+    )
+    report = judged(course[1], path)
+    assert (report.verdict, report.reason) == (Verdict.PASSED, "ok"), report.message
+    tried = attempts(report.output)
+    assert tried["package"] == "succeeded", tried
+    assert tried["beside"].startswith("failed") and tried["list"].startswith("failed"), tried
 
 
 @pytest.mark.parametrize("name", sorted(BREAKOUTS))

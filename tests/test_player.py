@@ -212,3 +212,14 @@ def test_a_recorded_descriptor_reaching_one_element_past_its_buffer_is_refused()
     with pytest.raises(Rejected, match="reaches past the end of the buffer") as refused:
         player.Player.resolve(DESCRIPTOR, bases, [], DESC_KIND)
     assert refused.value.kind == "not-replayable"
+
+
+def test_the_timed_calls_are_tallied_by_set_each_run_rotating_from_the_first():
+    """Three runs (the estimate, the warm-up, the timed calls) over three sets: the first wrong
+    call's set is counted from its own run's start, and so is every set's count."""
+    counts = player.tally([[0, 0, 0, 0], [0, 7], [0, 0, 9, 0, 0, 9]], 3)
+    assert counts["calls"] == 12 and counts["first_wrong"] == 5
+    assert counts["first_wrong_set"] == 1  # the warm-up's second call, on set 2
+    assert counts["wrong_elements"] == 7 and counts["wrong_calls"] == 3
+    assert counts["calls_by_set"] == [5, 4, 3] and counts["wrong_by_set"] == [0, 1, 2]
+    assert player.UNTIMED["calls"] == 0 and player.UNTIMED["first_wrong"] is None

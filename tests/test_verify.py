@@ -124,6 +124,26 @@ def test_a_case_the_timer_found_right_passes_with_its_largest_error(checker):
     assert {b.name for b in result.buffers} == {a.name for a in checker.plan.spec.buffers}
 
 
+def test_a_set_both_right_and_wrong_in_its_timed_calls_is_called_a_race(checker):
+    event = replayed(
+        first_wrong=16, first_wrong_set=0, calls_by_set=[14, 13, 13], wrong_by_set=[5, 0, 0]
+    )
+    verdict, reason, message = checker.replayed(CASE, "b", event, Path("/"))
+    assert (verdict, reason) == (Verdict.FAILED, "timed-call-wrong")
+    assert "timed call 17 of 40 (input set 1 of 3, drawn fresh)" in message
+    assert "input set 1 came out right in 9 of its 14 calls and wrong in 5" in message
+    assert "a race" in message and "skip work" not in message
+
+
+def test_timed_calls_wrong_on_whole_sets_are_called_skipped_work(checker):
+    event = replayed(
+        first_wrong=16, first_wrong_set=1, calls_by_set=[14, 13, 13], wrong_by_set=[0, 13, 13]
+    )
+    message = checker.replayed(CASE, "b", event, Path("/"))[2]
+    assert "(input set 2 of 3, drawn fresh)" in message
+    assert "skip work on repeated calls" in message and "a race" not in message
+
+
 def test_a_wrong_timed_call_fails_and_is_named(checker):
     verdict, reason, message = checker.replayed(CASE, "b", replayed(first_wrong=16), Path("/"))
     assert (verdict, reason) == (Verdict.FAILED, "timed-call-wrong")
@@ -144,6 +164,8 @@ def test_a_wrong_timed_call_fails_and_is_named(checker):
         {"launches": "x"},
         {"wrong_sets": None},
         {"wrong_sets": [-1]},
+        {"calls_by_set": "14"},
+        {"wrong_by_set": [1.5]},
     ],
 )
 def test_a_garbled_replay_is_a_protocol_error(checker, garbled):

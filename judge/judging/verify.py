@@ -158,18 +158,9 @@ class Checker:
         read here for the report). Untimed (`timed` false): one call per set, no times."""
         if not plausible_replay(event, timed):
             return Verdict.ERROR, "protocol", f"benchmark {case.name}: a garbled replay"
-        first = event["first_wrong"]
-        if first is not None:
+        if event["first_wrong"] is not None:
             sets = len(self.plan.recheck_seeds(case))
-            return (
-                Verdict.FAILED,
-                "timed-call-wrong",
-                f"benchmark {case.name}: timed call {first + 1} of {event['calls']} (input set "
-                f"{first % sets + 1} of {sets}, drawn fresh) got {event['wrong_elements']} "
-                f"elements wrong, and {event['wrong_calls']} of the calls were wrong: what solve() "
-                "launched while recorded does not compute the answer on other inputs (does it "
-                "skip work on repeated calls, or keep answers between calls?)",
-            )
+            return Verdict.FAILED, "timed-call-wrong", timed_call_wrong(case, event, sets)
         seeds = self.plan.recheck_seeds(case)
         wrong = [(j, seeds[j]) for j in event["wrong_sets"] if j < len(seeds)]
         if not wrong and self.plan.spec.check == "reference":  # every set left for the check
@@ -204,6 +195,7 @@ class Checker:
 def plausible_replay(event: dict, timed: bool = True) -> bool:
     """The timer's answer has the shape it sends (it is trusted; this guards the protocol)."""
     times, first, sets = event.get("times"), event.get("first_wrong"), event.get("wrong_sets")
+    by_set = [event.get("calls_by_set", []), event.get("wrong_by_set", [])]
     return (
         isinstance(times, list)
         and (bool(times) or not timed)
@@ -213,6 +205,36 @@ def plausible_replay(event: dict, timed: bool = True) -> bool:
         and isinstance(event.get("launches"), list)
         and isinstance(sets, list)
         and all(isinstance(j, int) and j >= 0 for j in sets)
+        and all(isinstance(c, list) and all(isinstance(n, int) for n in c) for c in by_set)
+    )
+
+
+def timed_call_wrong(case: Case, event: dict, sets: int) -> str:
+    """What the timer's wrong calls say: the first of them, and whether the same inputs came
+    out both right and wrong (a race) or the calls on fresh inputs were wrong (work skipped, or
+    answers kept from the recording)."""
+    first = event["first_wrong"]
+    which = event.get("first_wrong_set")
+    which = first % sets if which is None else which
+    said = (
+        f"benchmark {case.name}: timed call {first + 1} of {event['calls']} (input set "
+        f"{which + 1} of {sets}, drawn fresh) got {event['wrong_elements']} elements wrong, and "
+        f"{event['wrong_calls']} of the calls were wrong"
+    )
+    calls, wrong = event.get("calls_by_set") or [], event.get("wrong_by_set") or []
+    mixed = [j for j, (c, w) in enumerate(zip(calls, wrong, strict=False)) if 0 < w < c]
+    if mixed:
+        j = mixed[0]
+        return (
+            f"{said}: input set {j + 1} came out right in {calls[j] - wrong[j]} of its "
+            f"{calls[j]} calls and wrong in {wrong[j]}, on the same inputs each time. The answer "
+            "changes from call to call: a race (a value read before another program wrote it, "
+            "or one word read by several threads at different moments, without the order the "
+            "algorithm needs)"
+        )
+    return (
+        f"{said}: what solve() launched while recorded does not compute the answer on other "
+        "inputs (does it skip work on repeated calls, or keep answers between calls?)"
     )
 
 

@@ -329,19 +329,32 @@ def timed(
     warmup = run(call, min(MAX_WARMUP_CALLS, max(1, int(warmup_ms / mean_ms))))
     hosts.clear()
     measured = run(call, min(MAX_CALLS, max(1, int(rep_ms / mean_ms))))
-    wrong = estimate["wrong"] + warmup["wrong"] + measured["wrong"]
+    counts = tally([estimate["wrong"], warmup["wrong"], measured["wrong"]], len(sets))
+    return {"times": measured["times"], **counts, "host_ms": statistics.median(hosts)}
+
+
+def tally(runs: list[list[int]], sets: int) -> dict:
+    """The wrong elements of every call of the runs (each run rotating through the sets from
+    the first), counted: the first wrong call and its set, and per set its calls and wrong
+    ones. A set both right and wrong in its calls was given the same inputs each time."""
+    wrong = [n for run in runs for n in run]
+    rotation = [i % sets for run in runs for i in range(len(run))]
     first = next((i for i, n in enumerate(wrong) if n), None)
     return {
-        "times": measured["times"],
         "calls": len(wrong),
         "first_wrong": first,
+        "first_wrong_set": rotation[first] if first is not None else None,
         "wrong_elements": wrong[first] if first is not None else 0,
         "wrong_calls": sum(1 for n in wrong if n),
-        "host_ms": statistics.median(hosts),
+        "calls_by_set": [rotation.count(j) for j in range(sets)],
+        "wrong_by_set": [
+            sum(1 for n, k in zip(wrong, rotation, strict=True) if n and k == j)
+            for j in range(sets)
+        ],
     }
 
 
-UNTIMED = {"times": [], "calls": 0, "first_wrong": None, "wrong_elements": 0, "wrong_calls": 0}
+UNTIMED = {"times": [], **tally([], 0)}
 
 
 def run(call, calls: int) -> dict:

@@ -86,6 +86,9 @@ def replayed(first_wrong=None, times=(1.0, 2.0, 3.0), **more):
         "first_wrong": first_wrong,
         "wrong_elements": 300 if first_wrong is not None else 0,
         "wrong_calls": 13 if first_wrong is not None else 0,
+        "first_wrong_set": first_wrong % 3 if isinstance(first_wrong, int) else None,
+        "calls_by_set": [14, 13, 13],
+        "wrong_by_set": [0, 13, 0] if first_wrong is not None else [0, 0, 0],
         "host_ms": 0.02,
         "launches": ["add_kernel grid 3x1x1", "fill 64 bytes of scratch 0 with 0 (float32)"],
         "wrong_sets": [],
@@ -165,7 +168,10 @@ def test_a_wrong_timed_call_fails_and_is_named(checker):
         {"wrong_sets": None},
         {"wrong_sets": [-1]},
         {"calls_by_set": "14"},
+        {"calls_by_set": None},
         {"wrong_by_set": [1.5]},
+        {"first_wrong": 3, "first_wrong_set": None},
+        {"first_wrong_set": 0},
     ],
 )
 def test_a_garbled_replay_is_a_protocol_error(checker, garbled):

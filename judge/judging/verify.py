@@ -195,12 +195,13 @@ class Checker:
 def plausible_replay(event: dict, timed: bool = True) -> bool:
     """The timer's answer has the shape it sends (it is trusted; this guards the protocol)."""
     times, first, sets = event.get("times"), event.get("first_wrong"), event.get("wrong_sets")
-    by_set = [event.get("calls_by_set", []), event.get("wrong_by_set", [])]
+    by_set = [event.get("calls_by_set"), event.get("wrong_by_set")]
     return (
         isinstance(times, list)
         and (bool(times) or not timed)
         and all(isinstance(t, float) and math.isfinite(t) and t > 0 for t in times)
         and (first is None or isinstance(first, int))
+        and isinstance(event.get("first_wrong_set"), int if first is not None else type(None))
         and isinstance(event.get("calls"), int)
         and isinstance(event.get("launches"), list)
         and isinstance(sets, list)
@@ -213,15 +214,13 @@ def timed_call_wrong(case: Case, event: dict, sets: int) -> str:
     """What the timer's wrong calls say: the first of them, and whether the same inputs came
     out both right and wrong (a race) or the calls on fresh inputs were wrong (work skipped, or
     answers kept from the recording)."""
-    first = event["first_wrong"]
-    which = event.get("first_wrong_set")
-    which = first % sets if which is None else which
     said = (
-        f"benchmark {case.name}: timed call {first + 1} of {event['calls']} (input set "
-        f"{which + 1} of {sets}, drawn fresh) got {event['wrong_elements']} elements wrong, and "
-        f"{event['wrong_calls']} of the calls were wrong"
+        f"benchmark {case.name}: timed call {event['first_wrong'] + 1} of {event['calls']} "
+        f"(input set {event['first_wrong_set'] + 1} of {sets}, drawn fresh) got "
+        f"{event['wrong_elements']} elements wrong, and {event['wrong_calls']} of the calls were "
+        "wrong"
     )
-    calls, wrong = event.get("calls_by_set") or [], event.get("wrong_by_set") or []
+    calls, wrong = event["calls_by_set"], event["wrong_by_set"]
     mixed = [j for j, (c, w) in enumerate(zip(calls, wrong, strict=False)) if 0 < w < c]
     if mixed:
         j = mixed[0]

@@ -157,6 +157,25 @@ def test_interpreter_mode_is_never_ranked_or_timed(vector_add, write_submission)
     assert any("timings mean nothing" in n for n in report.notes)
 
 
+def test_a_timer_handed_to_a_run_without_one_is_discarded(vector_add, write_submission, tmp_path):
+    """A started timer (the judge server's spare) handed to a run in the interpreter, which
+    times nothing, is stopped and its folder removed, not left running."""
+
+    class Timer:
+        dir = tmp_path / "timer"
+        stopped = False
+
+        def stop(self):
+            self.stopped = True
+
+    timer = Timer()
+    timer.dir.mkdir()
+    path = write_submission(CORRECT.replace("{body}", "pass"))
+    options = runner.RunOptions(interpret=True, timeout_s=20, cases=SMALL)
+    report = runner.judge(vector_add, path, options, timer=timer)
+    assert report.passed and timer.stopped and not timer.dir.exists()
+
+
 def test_progress_is_told_each_stage_case_and_benchmark(vector_add, write_submission):
     events = []
     cases = (Case(name="N=100", sizes=(("N", 100),), seed=1), *SMALL)

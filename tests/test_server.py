@@ -234,3 +234,142 @@ def test_the_server_commands_start_report_and_stop(served):
     assert started.exit_code == 0 and "running: pid" in started.output
     assert "0 run(s) judged" in runner.invoke(app, ["server", "status"]).output
     assert runner.invoke(app, ["server", "stop"]).output.strip() == "stopped"
+
+
+# ------------------------------------------------------------------------------ spare timers
+
+
+class FakeTimer:
+    """What SpareTimers and launcher.discard touch of a timer: its process, stop, folder."""
+
+    def __init__(self, folder: Path, ended: bool = False):
+        self.dir = folder
+        self.ended, self.stopped = ended, False
+        self.proc = self
+
+    def poll(self):
+        return 0 if self.ended else None
+
+    def stop(self):
+        self.stopped = True
+
+
+@pytest.fixture
+def spare_puzzle(tmp_path):
+    """A puzzle folder (spec and reference) and a launch that records how it was asked."""
+    folder = tmp_path / "puzzle"
+    folder.mkdir()
+    (folder / "puzzle.yaml").write_text("id: p\n")
+    (folder / "reference.py").write_text("def reference(): pass\n")
+    launched: list[tuple] = []
+
+    def launch(spec_file, device, warm_up=False):
+        launched.append((spec_file, device, warm_up))
+        return FakeTimer(tmp_path / f"timer{len(launched)}")
+
+    return folder / "puzzle.yaml", launch, launched
+
+
+def test_a_spare_timer_serves_the_next_judging_of_its_puzzle_once(spare_puzzle):
+    spec_file, launch, launched = spare_puzzle
+    spares = server.SpareTimers(launch)
+    assert spares.take(spec_file, 0) is None  # none kept yet
+    spares.keep(spec_file, 0)
+    assert launched == [(spec_file, 0, True)]  # warming up from the start
+    timer = spares.take(spec_file, 0)
+    assert timer is not None and not timer.stopped
+    assert spares.take(spec_file, 0) is None  # used by one judging only
+
+
+def test_a_spare_for_another_puzzle_or_device_is_not_used(spare_puzzle, tmp_path):
+    spec_file, launch, _ = spare_puzzle
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "puzzle.yaml").write_text("id: q\n")
+    spares = server.SpareTimers(launch)
+    spares.keep(spec_file, 0)
+    assert spares.take(spec_file, 1) is None  # device 1 has none
+    kept = spares.kept[0][1]
+    assert spares.take(other / "puzzle.yaml", 0) is None
+    assert kept.stopped  # discarded, not left running
+
+
+def test_a_spare_is_discarded_when_its_puzzle_changed_or_it_ended(spare_puzzle):
+    spec_file, launch, _ = spare_puzzle
+    spares = server.SpareTimers(launch)
+    spares.keep(spec_file, 0)
+    kept = spares.kept[0][1]
+    reference = spec_file.parent / "reference.py"
+    reference.write_text("def reference(): return 1\n")  # another size: read anew
+    assert spares.take(spec_file, 0) is None and kept.stopped
+    spares.keep(spec_file, 0)
+    ended = spares.kept[0][1]
+    ended.ended = True
+    assert spares.take(spec_file, 0) is None and ended.stopped
+
+
+def test_a_new_spare_replaces_the_old_and_close_discards_every_one(spare_puzzle):
+    spec_file, launch, _ = spare_puzzle
+    spares = server.SpareTimers(launch)
+    spares.keep(spec_file, 0)
+    first = spares.kept[0][1]
+    spares.keep(spec_file, 0)
+    assert first.stopped and not spares.kept[0][1].stopped
+    spares.keep(spec_file, 1)
+    kept = [timer for _, timer in spares.kept.values()]
+    spares.close()
+    assert all(timer.stopped for timer in kept) and not spares.kept
+
+
+def test_a_spare_that_cannot_start_is_not_kept(spare_puzzle):
+    spec_file, _, _ = spare_puzzle
+
+    def failing(spec_file, device, warm_up=False):
+        raise OSError("the zygote cannot fork")
+
+    spares = server.SpareTimers(failing)
+    spares.keep(spec_file, 0)  # no exception: the next judging starts its own timer
+    assert spares.take(spec_file, 0) is None
+
+
+def test_a_timer_is_asked_to_warm_up_once():
+    from judge.workers import launcher
+
+    sent: list[dict] = []
+
+    class Timer:
+        warming = False
+
+        def send(self, command, phase):
+            sent.append(command)
+
+    timer = Timer()
+    launcher.warm(timer)
+    launcher.warm(timer)  # the judging that takes a spare asks again: nothing is sent
+    assert sent == [{"op": "warm_up"}] and timer.warming
+
+
+@pytest.mark.gpu
+def test_the_server_keeps_one_spare_timer_and_uses_it(served, vector_add, tmp_path, monkeypatch):
+    """Each judging on the GPU leaves one spare timer (its job folder) for the next; the next
+    run of the same puzzle takes it and leaves a new one; stopping the server ends it."""
+    jobs = tmp_path / "jobs"
+    jobs.mkdir()
+    monkeypatch.setenv("TPUZZLE_TMPDIR", str(jobs))
+    one = Case("N=1025", (("N", 1025),), seed=3)
+    run = fields(interpret=False, timing=False, cases=(one,))
+
+    def timers() -> list[str]:
+        return sorted(p.name for p in jobs.glob("tpuzzle-timer-*"))
+
+    first = client.judge_file(vector_add, ROOT / CORRECT, run)
+    spare = timers()
+    assert first.verdict == "passed" and len(spare) == 1
+    second = client.judge_file(vector_add, ROOT / CORRECT, run)
+    assert second.verdict == "passed" and len(timers()) == 1 and timers() != spare
+    client.control("stop")
+    for _ in range(100):
+        if not timers():
+            break
+        time.sleep(0.1)
+    assert timers() == []

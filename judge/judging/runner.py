@@ -69,6 +69,7 @@ def judge(
     worker: WorkerProcess | None = None,
     progress: Callable[[Progress], None] | None = None,
     gate: DeviceGate | None = None,
+    timer: WorkerProcess | None = None,
 ) -> RunReport:
     """Judge one submission; never raises for anything the submission does.
 
@@ -76,7 +77,9 @@ def judge(
     batch starts its next workers while it judges; the judge server starts one with its client's
     environment). `gate` is the device's, when other judgings share it (batch): this one then
     checks beside them and times alone. `progress`, if given, is called from this thread as each
-    stage starts and after each case and benchmark shape; what it raises is ignored.
+    stage starts and after each case and benchmark shape; what it raises is ignored. `timer`
+    may be one already started by `launcher.launch_timer` for this spec and device, never used
+    by another judging (the judge server's spare); this judging then discards it.
 
     A worker that ended with its zygote (not the submission's doing, as far as is known) is
     replaced by one launched alike, and the submission judged again, once.
@@ -85,7 +88,10 @@ def judge(
     if options.sanitize:
         options = replace(options, timing=False)
     worker = worker if worker is not None else start_worker(spec, submission, options)
-    report = judged_once(spec, submission, options, worker, progress, gate)
+    if timer is not None and (options.sanitize or worker.interpret):  # such a run has none
+        launcher.discard(timer)
+        timer = None
+    report = judged_once(spec, submission, options, worker, progress, gate, timer)
     relaunch = getattr(worker, "relaunch", None)
     if report.reason == channel.ZYGOTE_LOST and relaunch is not None:
         again = judged_once(spec, submission, options, relaunch(), progress, gate)
@@ -103,12 +109,15 @@ def judged_once(
     worker: WorkerProcess,
     progress: Callable[[Progress], None] | None,
     gate: DeviceGate | None,
+    timer: WorkerProcess | None = None,
 ) -> RunReport:
-    """One judging in one worker, which is then discarded."""
+    """One judging in one worker (and `timer`, if given), both then discarded."""
     try:
-        session = Session(spec, submission, options, worker, progress, gate)
+        session = Session(spec, submission, options, worker, progress, gate, timer)
     except BaseException:
         launcher.discard(worker)
+        if timer is not None:
+            launcher.discard(timer)
         raise
     findings = None
     try:
@@ -188,7 +197,7 @@ class Session:
         # (gate.DeviceGate), so the timer makes its first check at once, beside the references
         with self.gate.joined(*self.processes), self.truths.computing(wanted, fresh):
             if self.timer is not None:
-                self.timer.send({"op": "warm_up"}, "warming up the timer's checks")
+                launcher.warm(self.timer)
             return self.judged()
 
     @property

@@ -32,6 +32,7 @@ import time
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 from judge.core.results import RunReport
 from judge.core.spec_reader import load_spec
@@ -112,6 +113,7 @@ class Server:
         self.started = time.time()
         self.lock = threading.Lock()  # guards active, last, judged
         self.devices: dict[object, threading.Lock] = {}  # one judging at a time per device
+        self.spares = SpareTimers()
         self.stopping = threading.Event()
 
     def serve(self) -> None:
@@ -131,6 +133,7 @@ class Server:
                 threading.Thread(target=self.handle, args=(conn,), daemon=True).start()
         finally:
             listener.close()
+            self.spares.close()
             with contextlib.suppress(FileNotFoundError):
                 self.path.unlink()
 
@@ -197,16 +200,93 @@ class Server:
             environ=message["environ"],
         )
         gone = watch_hangup(conn, lambda: launcher.discard(worker))
+        timed = not options.interpret and not options.sanitize  # a run with a timer
         turn = contextlib.nullcontext() if options.interpret else self.turn(options.gpu)
+        spec_file = spec_dir / "puzzle.yaml"
         try:
             with turn:
-                return runner.judge(spec, submission, options, worker, progress=progress)
+                timer = self.spares.take(spec_file, options.gpu) if timed else None
+                report = runner.judge(
+                    spec, submission, options, worker, progress=progress, timer=timer
+                )
+                if timed:
+                    self.spares.keep(spec_file, options.gpu)
+                return report
         finally:
             gone.set()
 
     def turn(self, device) -> threading.Lock:
         with self.lock:
             return self.devices.setdefault(device, threading.Lock())
+
+
+class SpareTimers:
+    """Per device, a timer started after a judging for the next one, when it judges the same
+    puzzle: the edit-and-run loop, where each `tpuzzle run` would otherwise wait for its new
+    timer to create its CUDA context and make its first check (`launcher.warm`), a few tenths
+    of a second. A spare is a fresh process that served no judging: taken by one judging, which
+    discards it with its worker; one kept for another puzzle, for files of the puzzle changed
+    since (its spec and reference, by size and time), or one that ended, is discarded unused.
+
+    It is started and warmed up inside its device's turn (`Server.turn`) and taken inside the
+    next one, before that judging times anything: so it makes its first check while no judging
+    of this server is timing on the device, or is killed before one does."""
+
+    def __init__(self, launch: Callable[..., Any] | None = None):
+        self.launch = launch  # launcher.launch_timer, unless a test passes another
+        self.kept: dict[object, tuple[tuple, Any]] = {}  # device -> (stamp, timer)
+        self.lock = threading.Lock()
+
+    def take(self, spec_file: Path, device):
+        """The device's spare if it was started for this puzzle as it is now, else None."""
+        from judge.workers import launcher
+
+        with self.lock:
+            found = self.kept.pop(device, None)
+        if found is None:
+            return None
+        stamp, timer = found
+        if stamp == puzzle_stamp(spec_file) and timer.proc.poll() is None:
+            return timer
+        launcher.discard(timer)
+        return None
+
+    def keep(self, spec_file: Path, device) -> None:
+        """Start the device's next spare, warming up at once (a spare that cannot start is
+        not kept: the next judging starts its own timer)."""
+        from judge.workers import launcher
+
+        launch = self.launch or launcher.launch_timer
+        try:
+            stamp = puzzle_stamp(spec_file)
+            timer = launch(spec_file, device, warm_up=True)
+        except Exception:  # noqa: BLE001 - a spare is only a head start
+            return
+        with self.lock:
+            replaced = self.kept.pop(device, None)
+            self.kept[device] = (stamp, timer)
+        if replaced is not None:
+            launcher.discard(replaced[1])
+
+    def close(self) -> None:
+        from judge.workers import launcher
+
+        with self.lock:
+            kept = list(self.kept.values())
+            self.kept.clear()
+        for _, timer in kept:
+            launcher.discard(timer)
+
+
+def puzzle_stamp(spec_file: Path) -> tuple:
+    """The size and modification time of each file beside the spec (its reference among them):
+    what a timer read as it started."""
+    folder = Path(spec_file).resolve().parent
+    return tuple(
+        (path.name, stat.st_size, stat.st_mtime_ns)
+        for path in sorted(folder.iterdir())
+        if path.is_file() and (stat := path.stat())
+    )
 
 
 def watch_hangup(conn: socket.socket, on_hangup: Callable[[], None]) -> threading.Event:

@@ -107,6 +107,7 @@ class WorkerProcess:
         self.pausing = threading.Lock()
         self.paused_at: float | None = None  # stopped (SIGSTOP) since, while another times
         self.paused_s = 0.0  # how long it was stopped before that, in all
+        self.warming = False  # (a timer) asked to warm up its checks already (launch_timer)
         self.drain = threading.Thread(target=self._drain, daemon=True)
         self.drain.start()
 

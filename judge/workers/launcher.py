@@ -191,11 +191,19 @@ def device_target(gpu: int) -> dict | None:
     return {"arch": arch, "warp_size": properties["warpSize"], "properties": properties}
 
 
-def launch_timer(spec_file: Path, gpu: int | None, environ: dict[str, str] | None = None):
+def launch_timer(
+    spec_file: Path,
+    gpu: int | None,
+    environ: dict[str, str] | None = None,
+    warm_up: bool = False,
+):
     """The timer of one judging: a worker process that never imports a submission (it refuses
     to). It measures the device and the reference, and replays, times and checks the launch
     sequences a submission's worker recorded (judge.workers.player). It runs no submission
-    code, so it is not confined: it reads the puzzle's reference."""
+    code, so it is not confined: it reads the puzzle's reference.
+
+    With `warm_up`, it is asked at once to make its first check (`warm`): for a timer started
+    before its judging, on a device no other judging is timing (the judge server's spare)."""
     job_dir = Path(tempfile.mkdtemp(prefix="tpuzzle-timer-", dir=job_root()))
     job = {
         "spec": str(spec_file),
@@ -211,7 +219,18 @@ def launch_timer(spec_file: Path, gpu: int | None, environ: dict[str, str] | Non
     kept = timer_cache()
     if kept is not None:  # the judge's own checking kernels, compiled once per machine
         env["TRITON_CACHE_DIR"] = str(kept)
-    return _started(job_dir, False, None, env, ())
+    timer = _started(job_dir, False, None, env, ())
+    if warm_up:
+        warm(timer)
+    return timer
+
+
+def warm(timer: WorkerProcess) -> None:
+    """Ask a timer to make its first check ahead (op_warm_up), once: its answer, `warmed`,
+    waits in the pipe until the judging reads it."""
+    if not timer.warming:
+        timer.send({"op": "warm_up"}, "warming up the timer's checks")
+        timer.warming = True
 
 
 def timer_cache() -> Path | None:

@@ -289,7 +289,7 @@ def test_a_spare_for_another_puzzle_or_device_is_not_used(spare_puzzle, tmp_path
     spares = server.SpareTimers(launch)
     spares.keep(spec_file, 0)
     assert spares.take(spec_file, 1) is None  # device 1 has none
-    kept = spares.kept[0][1]
+    kept = spares.kept[0][-1]
     assert spares.take(other / "puzzle.yaml", 0) is None
     assert kept.stopped  # discarded, not left running
 
@@ -298,12 +298,12 @@ def test_a_spare_is_discarded_when_its_puzzle_changed_or_it_ended(spare_puzzle):
     spec_file, launch, _ = spare_puzzle
     spares = server.SpareTimers(launch)
     spares.keep(spec_file, 0)
-    kept = spares.kept[0][1]
+    kept = spares.kept[0][-1]
     reference = spec_file.parent / "reference.py"
     reference.write_text("def reference(): return 1\n")  # another size: read anew
     assert spares.take(spec_file, 0) is None and kept.stopped
     spares.keep(spec_file, 0)
-    ended = spares.kept[0][1]
+    ended = spares.kept[0][-1]
     ended.ended = True
     assert spares.take(spec_file, 0) is None and ended.stopped
 
@@ -312,13 +312,28 @@ def test_a_new_spare_replaces_the_old_and_close_discards_every_one(spare_puzzle)
     spec_file, launch, _ = spare_puzzle
     spares = server.SpareTimers(launch)
     spares.keep(spec_file, 0)
-    first = spares.kept[0][1]
+    first = spares.kept[0][-1]
     spares.keep(spec_file, 0)
-    assert first.stopped and not spares.kept[0][1].stopped
+    assert first.stopped and not spares.kept[0][-1].stopped
     spares.keep(spec_file, 1)
-    kept = [timer for _, timer in spares.kept.values()]
+    kept = [timer for *_, timer in spares.kept.values()]
     spares.close()
     assert all(timer.stopped for timer in kept) and not spares.kept
+
+
+def test_a_device_named_otherwise_has_the_same_turn_and_discards_the_spare(spare_puzzle, tmp_path):
+    """No device named is device 0: one turn for both (two runs never time each other's
+    kernels), and one spare, which a run naming the device otherwise discards."""
+    spec_file, launch, _ = spare_puzzle
+    one = server.Server(tmp_path / "s.sock")
+    assert one.turn(None) is one.turn(0) and one.turn(1) is not one.turn(0)
+    spares = server.SpareTimers(launch)
+    spares.keep(spec_file, None)
+    kept = spares.kept[0][-1]
+    assert spares.take(spec_file, 0) is None and kept.stopped
+    spares.keep(spec_file, 0)
+    spares.keep(spec_file, None)  # replaces device 0's spare
+    assert len(spares.kept) == 1 and spares.take(spec_file, None) is not None
 
 
 def test_a_spare_that_cannot_start_is_not_kept(spare_puzzle):

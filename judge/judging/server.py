@@ -216,8 +216,9 @@ class Server:
             gone.set()
 
     def turn(self, device) -> threading.Lock:
+        """The device's lock; no device named (None) is the first one visible, device 0."""
         with self.lock:
-            return self.devices.setdefault(device, threading.Lock())
+            return self.devices.setdefault(slot(device), threading.Lock())
 
 
 class SpareTimers:
@@ -234,19 +235,22 @@ class SpareTimers:
 
     def __init__(self, launch: Callable[..., Any] | None = None):
         self.launch = launch  # launcher.launch_timer, unless a test passes another
-        self.kept: dict[object, tuple[tuple, Any]] = {}  # device -> (stamp, timer)
+        # one spare a device (None, no device named, is device 0, as in Server.turn):
+        # slot -> (stamp, the device as named, timer)
+        self.kept: dict[int, tuple[tuple, Any, Any]] = {}
         self.lock = threading.Lock()
 
     def take(self, spec_file: Path, device):
-        """The device's spare if it was started for this puzzle as it is now, else None."""
+        """The device's spare if it was started for this puzzle as it is now, and for the device
+        named alike, else None (and a spare of the device that does not fit is discarded)."""
         from judge.workers import launcher
 
         with self.lock:
-            found = self.kept.pop(device, None)
+            found = self.kept.pop(slot(device), None)
         if found is None:
             return None
-        stamp, timer = found
-        if stamp == puzzle_stamp(spec_file) and timer.proc.poll() is None:
+        stamp, named, timer = found
+        if (stamp, named) == (puzzle_stamp(spec_file), device) and timer.proc.poll() is None:
             return timer
         launcher.discard(timer)
         return None
@@ -263,10 +267,10 @@ class SpareTimers:
         except Exception:  # noqa: BLE001 - a spare is only a head start
             return
         with self.lock:
-            replaced = self.kept.pop(device, None)
-            self.kept[device] = (stamp, timer)
+            replaced = self.kept.pop(slot(device), None)
+            self.kept[slot(device)] = (stamp, device, timer)
         if replaced is not None:
-            launcher.discard(replaced[1])
+            launcher.discard(replaced[-1])
 
     def close(self) -> None:
         from judge.workers import launcher
@@ -274,8 +278,13 @@ class SpareTimers:
         with self.lock:
             kept = list(self.kept.values())
             self.kept.clear()
-        for _, timer in kept:
+        for *_, timer in kept:
             launcher.discard(timer)
+
+
+def slot(device) -> int:
+    """A device's index; None (no device named) is the first visible, 0."""
+    return 0 if device is None else device
 
 
 def puzzle_stamp(spec_file: Path) -> tuple:

@@ -388,3 +388,14 @@ def test_the_server_keeps_one_spare_timer_and_uses_it(served, vector_add, tmp_pa
             break
         time.sleep(0.1)
     assert timers() == []
+
+
+def test_a_spare_whose_puzzle_folder_is_gone_is_discarded(spare_puzzle):
+    spec_file, launch, _ = spare_puzzle
+    spares = server.SpareTimers(launch)
+    spares.keep(spec_file, 0)
+    kept = spares.kept[0][-1]
+    for path in spec_file.parent.iterdir():
+        path.unlink()
+    spec_file.parent.rmdir()
+    assert spares.take(spec_file, 0) is None and kept.stopped

@@ -250,8 +250,9 @@ class SpareTimers:
         if found is None:
             return None
         stamp, named, timer = found
-        if (stamp, named) == (puzzle_stamp(spec_file), device) and timer.proc.poll() is None:
-            return timer
+        with contextlib.suppress(OSError):  # a folder gone since: no spare fits
+            if (stamp, named) == (puzzle_stamp(spec_file), device) and timer.proc.poll() is None:
+                return timer
         launcher.discard(timer)
         return None
 

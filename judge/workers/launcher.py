@@ -221,7 +221,11 @@ def launch_timer(
         env["TRITON_CACHE_DIR"] = str(kept)
     timer = _started(job_dir, False, None, env, ())
     if warm_up:
-        warm(timer)
+        try:
+            warm(timer)
+        except BaseException:
+            discard(timer)
+            raise
     return timer
 
 

@@ -234,7 +234,10 @@ class SpareTimers:
     of this server is timing on the device, or is killed before one does."""
 
     def __init__(self, launch: Callable[..., Any] | None = None):
-        self.launch = launch  # launcher.launch_timer, unless a test passes another
+        from judge.workers import launcher  # the server's process has imported it already
+
+        self.launch = launch or launcher.launch_timer  # another in the tests
+        self.discard = launcher.discard
         # one spare a device (None, no device named, is device 0, as in Server.turn):
         # slot -> (stamp, the device as named, timer)
         self.kept: dict[int, tuple[tuple, Any, Any]] = {}
@@ -243,8 +246,6 @@ class SpareTimers:
     def take(self, spec_file: Path, device):
         """The device's spare if it was started for this puzzle as it is now, and for the device
         named alike, else None (and a spare of the device that does not fit is discarded)."""
-        from judge.workers import launcher
-
         with self.lock:
             found = self.kept.pop(slot(device), None)
         if found is None:
@@ -253,34 +254,29 @@ class SpareTimers:
         with contextlib.suppress(OSError):  # a folder gone since: no spare fits
             if (stamp, named) == (puzzle_stamp(spec_file), device) and timer.proc.poll() is None:
                 return timer
-        launcher.discard(timer)
+        self.discard(timer)
         return None
 
     def keep(self, spec_file: Path, device) -> None:
         """Start the device's next spare, warming up at once (a spare that cannot start is
         not kept: the next judging starts its own timer)."""
-        from judge.workers import launcher
-
-        launch = self.launch or launcher.launch_timer
         try:
             stamp = puzzle_stamp(spec_file)
-            timer = launch(spec_file, device, warm_up=True)
+            timer = self.launch(spec_file, device, warm_up=True)
         except Exception:  # noqa: BLE001 - a spare is only a head start
             return
         with self.lock:
             replaced = self.kept.pop(slot(device), None)
             self.kept[slot(device)] = (stamp, device, timer)
         if replaced is not None:
-            launcher.discard(replaced[-1])
+            self.discard(replaced[-1])
 
     def close(self) -> None:
-        from judge.workers import launcher
-
         with self.lock:
             kept = list(self.kept.values())
             self.kept.clear()
         for *_, timer in kept:
-            launcher.discard(timer)
+            self.discard(timer)
 
 
 def slot(device) -> int:

@@ -5,8 +5,11 @@ kills the worker of a client that goes away."""
 import contextlib
 import json
 import os
+import shutil
 import signal
 import socket
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -234,6 +237,42 @@ def test_the_server_commands_start_report_and_stop(served):
     assert started.exit_code == 0 and "running: pid" in started.output
     assert "0 run(s) judged" in runner.invoke(app, ["server", "status"]).output
     assert runner.invoke(app, ["server", "stop"]).output.strip() == "stopped"
+
+
+def test_a_server_imports_the_judge_its_client_runs(tmp_path):
+    """Started in /, the server finds the judge of its client's checkout, installed or not (an
+    uninstalled checkout's server used to fail its import, and the client waited 180 s)."""
+    checkout = tmp_path / "checkout"
+    skip = shutil.ignore_patterns("__pycache__")
+    shutil.copytree(ROOT / "judge", checkout / "judge", ignore=skip)
+    ask = (
+        "import json, sys; from judge.judging import client; "
+        "json.dump(client.server_env(), sys.stdout)"
+    )
+    env = {**os.environ, "PYTHONPATH": str(checkout)}
+    made = subprocess.run(
+        [sys.executable, "-c", ask], cwd=checkout, env=env, capture_output=True, text=True
+    )
+    assert made.returncode == 0, made.stderr
+    found = subprocess.run(
+        [sys.executable, "-c", "import judge; print(judge.__file__)"],
+        cwd="/",
+        env=json.loads(made.stdout),
+        capture_output=True,
+        text=True,
+    )
+    assert found.stdout.strip() == str(checkout / "judge" / "__init__.py")
+
+
+def test_a_server_that_ends_as_it_starts_is_reported_at_once(served, monkeypatch):
+    real = subprocess.Popen
+
+    def failing(command, **kwargs):
+        return real([sys.executable, "-c", "raise SystemExit(1)"], **kwargs)
+
+    monkeypatch.setattr(client.subprocess, "Popen", failing)
+    with pytest.raises(OSError, match="ended as it started"):
+        client.start(server.socket_path())
 
 
 # ------------------------------------------------------------------------------ spare timers

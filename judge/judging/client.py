@@ -107,21 +107,33 @@ def start(path: Path) -> socket.socket:
         return sock
     log = path.with_suffix(".log")
     with open(log, "ab") as out:
-        subprocess.Popen(
+        started = subprocess.Popen(
             [sys.executable, "-m", "judge.judging.server", str(path)],
             stdin=subprocess.DEVNULL,
             stdout=out,
             stderr=subprocess.STDOUT,
             start_new_session=True,  # outlives this command
             cwd="/",
+            env=server_env(),
         )
     deadline = time.monotonic() + server.START_TIMEOUT_S
     while time.monotonic() < deadline:
         sock = connect(path)
         if sock is not None:
             return sock
+        if started.poll() is not None:  # it failed before it listened: no use waiting
+            raise OSError(f"the judge server ended as it started ({log})")
         time.sleep(0.05)
     raise OSError(f"the judge server did not start within {server.START_TIMEOUT_S:g} s ({log})")
+
+
+def server_env() -> dict[str, str]:
+    """The server's environment: ours, with this judge's package first on PYTHONPATH, so that it
+    imports the judge its client runs from any folder (started in /), installed or not."""
+    package_root = str(Path(__file__).resolve().parents[2])
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (package_root, env.get("PYTHONPATH")) if p)
+    return env
 
 
 def request(

@@ -170,6 +170,28 @@ def test_the_watchdog_counts_a_tree_and_sums_folders(tmp_path):
     assert watchdog.folder_bytes([tmp_path], 10) == ((3 << 20), 1)
 
 
+def test_a_process_that_ends_while_its_tree_is_counted_is_left_out(monkeypatch):
+    """A child reaped between its parent's listing and its own: /proc answers ESRCH for its
+    folder (seen on an H200, where it ended a judging with a traceback)."""
+    sleepers = [subprocess.Popen(["sleep", "30"]) for _ in range(2)]
+    gone = f"/proc/{sleepers[0].pid}/task"
+    listdir = os.listdir
+
+    def reaped(path):
+        if path == gone:
+            raise ProcessLookupError(3, "No such process", path)
+        return listdir(path)
+
+    monkeypatch.setattr(watchdog.os, "listdir", reaped)
+    try:
+        found = watchdog.tree(os.getpid())
+        assert sleepers[1].pid in found and sleepers[0].pid not in found
+    finally:
+        for proc in sleepers:
+            proc.kill()
+            proc.wait()
+
+
 def test_sealed_files_travel_as_file_descriptors():
     own = f"/proc/{os.getpid()}/fd/"
     command = {

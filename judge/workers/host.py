@@ -14,6 +14,7 @@ from pathlib import Path
 
 import torch
 
+from judge.workers import watchdog
 from judge.workers.referee import Rejected
 
 PR_SET_PDEATHSIG = 1  # prctl(2): the signal this process gets when its parent dies
@@ -69,21 +70,15 @@ def descendants(pid: int) -> list[tuple[int, str]]:
     where /proc does not list children."""
     found, todo = [], [pid]
     while todo:
-        parent = todo.pop()
-        for children in Path(f"/proc/{parent}/task").glob("*/children"):
+        for child in watchdog.children(todo.pop()) or []:
+            todo.append(child)
             try:
-                pids = [int(p) for p in children.read_text().split()]
-            except (OSError, ValueError):
+                stat = Path(f"/proc/{child}/stat").read_text()
+            except OSError:
                 continue
-            for child in pids:
-                todo.append(child)
-                try:
-                    stat = Path(f"/proc/{child}/stat").read_text()
-                except OSError:
-                    continue
-                name, state = stat[stat.index("(") + 1 : stat.rindex(")")], stat.rsplit(")", 1)[1]
-                if state.split()[0] not in ("Z", "X"):
-                    found.append((child, name))
+            name, state = stat[stat.index("(") + 1 : stat.rindex(")")], stat.rsplit(")", 1)[1]
+            if state.split()[0] not in ("Z", "X"):
+                found.append((child, name))
     return found
 
 

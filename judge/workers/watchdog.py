@@ -49,16 +49,31 @@ def tree_size(pid: int) -> int:
 
 
 def tree(pid: int) -> list[int]:
-    """The process and its descendants (those that left its process group too), from /proc."""
+    """The process and its descendants (those that left its process group too), from /proc; one
+    that ends while the tree is walked is left out."""
     found, todo = [], [pid]
     while todo:
         parent = todo.pop()
-        found.append(parent)
-        for children in Path(f"/proc/{parent}/task").glob("*/children"):
-            try:
-                todo += [int(p) for p in children.read_text().split()]
-            except (OSError, ValueError):
-                continue
+        kids = children(parent)
+        if kids is not None:
+            found.append(parent)
+            todo += kids
+    return found
+
+
+def children(pid: int) -> list[int] | None:
+    """A process's children, from /proc (each of its threads lists its own); None once it has
+    ended: its folder gone, or ESRCH while it is being reaped."""
+    try:
+        tasks = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return None
+    found: list[int] = []
+    for task in tasks:
+        try:
+            found += [int(p) for p in Path(f"/proc/{pid}/task/{task}/children").read_text().split()]
+        except (OSError, ValueError):
+            continue
     return found
 
 

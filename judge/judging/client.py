@@ -128,12 +128,9 @@ def start(path: Path) -> socket.socket:
 
 
 def server_env() -> dict[str, str]:
-    """The server's environment: ours, with this judge's package first on PYTHONPATH, so that it
-    imports the judge its client runs from any folder (started in /), installed or not."""
-    package_root = str(Path(__file__).resolve().parents[2])
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(p for p in (package_root, env.get("PYTHONPATH")) if p)
-    return env
+    """The server's environment: ours, with this judge first on PYTHONPATH, so that the server
+    imports the judge its client runs (it starts in /), installed or not."""
+    return launcher.judge_first(dict(os.environ))
 
 
 def request(

@@ -373,6 +373,14 @@ WORKER_VISIBLE = {"TPUZZLE_PROFILE_DIR"}
 FP_FUSION_ENV = "TRITON_DEFAULT_FP_FUSION"  # Triton 3.9+: fuse a * b + c by default or not
 
 
+def judge_first(env: dict[str, str]) -> dict[str, str]:
+    """env with this judge's package first on PYTHONPATH: a process started in another folder
+    (a worker in its job folder, the judge server in /) imports this judge, installed or not."""
+    package_root = str(Path(__file__).resolve().parents[2])
+    path = os.pathsep.join(p for p in (package_root, env.get("PYTHONPATH")) if p)
+    return {**env, "PYTHONPATH": path}
+
+
 def worker_env(
     job_dir: Path, interpret: bool, gpu: int | None, environ: dict[str, str] | None = None
 ) -> dict[str, str]:
@@ -384,8 +392,7 @@ def worker_env(
         for k, v in environ.items()
         if not k.startswith("TPUZZLE_") or k in WORKER_VISIBLE  # no database, cache or secret
     }
-    package_root = str(Path(__file__).resolve().parents[2])
-    env["PYTHONPATH"] = os.pathsep.join(p for p in (package_root, env.get("PYTHONPATH")) if p)
+    env = judge_first(env)
     env["PYTHONUNBUFFERED"] = "1"
     env["TRITON_CACHE_DIR"] = str(job_dir / "triton-cache")
     env["TMPDIR"] = str(job_dir / "work")  # the compiler's files: in the folder it may write

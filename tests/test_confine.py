@@ -9,6 +9,7 @@ import struct
 import subprocess
 import sys
 import textwrap
+import time
 from pathlib import Path
 
 import pytest
@@ -190,6 +191,34 @@ def test_a_process_that_ends_while_its_tree_is_counted_is_left_out(monkeypatch):
         for proc in sleepers:
             proc.kill()
             proc.wait()
+
+
+def test_a_process_s_name_and_state_are_read_whatever_its_name_holds(tmp_path):
+    """A name may hold spaces and parentheses (a file the submission named): the state is the
+    letter after the last ")", and a zombie counts as ended."""
+    import shutil
+
+    from judge.workers import spawner
+
+    odd = tmp_path / "a) Z (b"
+    shutil.copy(shutil.which("sleep"), odd)
+    proc = subprocess.Popen([str(odd), "30"])
+    try:
+        deadline = time.monotonic() + 10
+        while watchdog.stat(proc.pid)[0] != odd.name and time.monotonic() < deadline:
+            time.sleep(0.02)  # the name is the file's once the process has exec'd it
+        name, state = watchdog.stat(proc.pid)
+        assert name == "a) Z (b" and state in ("R", "S") and spawner.running(proc.pid)
+        proc.kill()
+        while watchdog.stat(proc.pid)[1] not in watchdog.ENDED and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert not spawner.running(proc.pid)  # a zombie: ended, not yet reaped
+    finally:
+        proc.kill()
+        proc.wait()
+    assert not spawner.running(proc.pid)
+    with pytest.raises(FileNotFoundError):
+        watchdog.stat(proc.pid)
 
 
 def test_sealed_files_travel_as_file_descriptors():

@@ -73,11 +73,10 @@ def descendants(pid: int) -> list[tuple[int, str]]:
         for child in watchdog.children(todo.pop()) or []:
             todo.append(child)
             try:
-                stat = Path(f"/proc/{child}/stat").read_text()
+                name, state = watchdog.stat(child)
             except OSError:
                 continue
-            name, state = stat[stat.index("(") + 1 : stat.rindex(")")], stat.rsplit(")", 1)[1]
-            if state.split()[0] not in ("Z", "X"):
+            if state not in watchdog.ENDED:
                 found.append((child, name))
     return found
 

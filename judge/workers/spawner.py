@@ -12,8 +12,8 @@ import subprocess
 import sys
 import threading
 import time
-from pathlib import Path
 
+from judge.workers import watchdog
 from judge.workers.zygote import MAX_PACKET
 
 
@@ -59,12 +59,11 @@ def running(pid: int) -> bool:
     """Whether a process exists and has not ended (a zombie has ended: only its reaping is
     left), from /proc; True where /proc cannot tell."""
     try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
+        return watchdog.stat(pid)[1] not in watchdog.ENDED
     except FileNotFoundError:
         return False
     except OSError:
         return True
-    return stat.rsplit(")", 1)[1].split()[0] not in ("Z", "X")
 
 
 class Spawner:

@@ -77,6 +77,17 @@ def children(pid: int) -> list[int] | None:
     return found
 
 
+ENDED = ("Z", "X")  # a process's states in /proc once it has ended (zombie, dead)
+
+
+def stat(pid: int) -> tuple[str, str]:
+    """(name, state) of a process from /proc/PID/stat (the state one letter: R, S, Z...);
+    OSError where it cannot be read (FileNotFoundError once the process is reaped). The name
+    may hold spaces and parentheses, so it runs from the first "(" to the last ")"."""
+    text = Path(f"/proc/{pid}/stat").read_text()
+    return text[text.index("(") + 1 : text.rindex(")")], text[text.rindex(")") + 1 :].split()[0]
+
+
 def folder_bytes(folders: list[Path], cap: int) -> tuple[int, int]:
     """(bytes, entries) under the folders, counting at most `cap` + 1 entries."""
     used = entries = 0

@@ -62,6 +62,12 @@ BUSY_NOTE = (
 DEFAULT_OPTIONS = RunOptions()
 
 
+def has_timer(options: RunOptions, interpret: bool) -> bool:
+    """Whether a judging has a timer process: not in Triton's interpreter, not under the
+    sanitizer (which times nothing)."""
+    return not interpret and not options.sanitize
+
+
 def judge(
     spec: PuzzleSpec,
     submission: Path,
@@ -88,7 +94,7 @@ def judge(
     if options.sanitize:
         options = replace(options, timing=False)
     worker = worker if worker is not None else start_worker(spec, submission, options)
-    if timer is not None and (options.sanitize or worker.interpret):  # such a run has none
+    if timer is not None and not has_timer(options, worker.interpret):
         launcher.discard(timer)
         timer = None
     report = judged_once(spec, submission, options, worker, progress, gate, timer)
@@ -173,7 +179,7 @@ class Session:
         self.early: dict | None = None  # the worker's answer to an early one, read ahead
         self.sets_asked: set[str] = set()  # tags whose replay sets the timer was asked to prepare
         # the timer: measures the device and the reference, replays and checks the timed calls
-        if timer is None and not self.interpret and not options.sanitize:
+        if timer is None and has_timer(options, self.interpret):
             timer = launcher.launch_timer(spec.directory / "puzzle.yaml", options.gpu)
         self.timer = timer
 

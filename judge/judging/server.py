@@ -200,7 +200,7 @@ class Server:
             environ=message["environ"],
         )
         gone = watch_hangup(conn, lambda: launcher.discard(worker))
-        timed = not options.interpret and not options.sanitize  # a run with a timer
+        timed = runner.has_timer(options, options.interpret)
         turn = contextlib.nullcontext() if options.interpret else self.turn(options.gpu)
         spec_file = spec_dir / "puzzle.yaml"
         try:

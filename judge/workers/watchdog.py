@@ -85,7 +85,8 @@ def stat(pid: int) -> tuple[str, str]:
     OSError where it cannot be read (FileNotFoundError once the process is reaped). The name
     may hold spaces and parentheses, so it runs from the first "(" to the last ")"."""
     text = Path(f"/proc/{pid}/stat").read_text()
-    return text[text.index("(") + 1 : text.rindex(")")], text[text.rindex(")") + 1 :].split()[0]
+    end = text.rindex(")")
+    return text[text.index("(") + 1 : end], text[end + 1 :].split()[0]
 
 
 def folder_bytes(folders: list[Path], cap: int) -> tuple[int, int]:

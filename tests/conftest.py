@@ -30,9 +30,12 @@ def pytest_collection_modifyitems(config, items):
 
 @pytest.fixture(autouse=True)
 def isolated_state(tmp_path, monkeypatch):
-    """Every test gets its own results database and calibration cache, and no secret seed."""
+    """Every test gets its own results database and calibration cache, and no secret seed.
+    No truth is kept on disk (a GPU test's would be gigabytes under its temporary folder): the
+    store's own tests turn it on."""
     monkeypatch.setenv("TPUZZLE_DB", str(tmp_path / "results.db"))
     monkeypatch.setenv("TPUZZLE_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setenv("TPUZZLE_TRUTH_DISK_MB", "0")
     monkeypatch.delenv("TPUZZLE_SECRET_SEED", raising=False)
     monkeypatch.delenv("TPUZZLE_SECRET_SEED_FILE", raising=False)
     monkeypatch.delenv("TPUZZLE_PUZZLES", raising=False)

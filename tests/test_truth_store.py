@@ -12,6 +12,12 @@ from judge.core.spec import Case
 CASE = Case(name="N=3000", sizes=(("N", 3000),), seed=7)
 
 
+@pytest.fixture(autouse=True)
+def store_on(monkeypatch):
+    """The store at its default budget (tests/conftest.py turns it off elsewhere)."""
+    monkeypatch.delenv("TPUZZLE_TRUTH_DISK_MB")
+
+
 @pytest.fixture
 def keep_every_truth(monkeypatch):
     """Every truth counts as slow to compute, so each is kept."""

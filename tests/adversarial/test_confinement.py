@@ -144,9 +144,10 @@ kept = [open("/dev/null") for _ in range(100000)]
 
 
 @pytest.fixture
-def course(tmp_path, puzzles_root):
+def course(tmp_path, puzzles_root, monkeypatch):
     """A catalogue with a hidden case, a class of two (the snooper and a neighbour), a results
     database beside them, and a TCP listener that would take any connection."""
+    monkeypatch.delenv("TPUZZLE_TRUTH_DISK_MB")  # a truth kept on disk, for the snooper to seek
     catalogue = tmp_path / "catalogue"
     shutil.copytree(puzzles_root / "vector_add", catalogue / "vector_add")
     spec = catalogue / "vector_add" / "puzzle.yaml"

@@ -188,3 +188,16 @@ def test_a_small_kept_truth_holds_no_file_of_its_inputs_open(vector_add, keep_ev
     first = kept.initial["a_ptr"].clone()
     gc.collect()  # the inputs' files closed: their mapping stays
     assert torch.equal(kept.initial["a_ptr"], first)
+
+
+def test_usage_counts_the_kept_truths_and_the_disk_they_lie_on(monkeypatch):
+    assert truth_store.usage()[:2] == (0, 0)  # nothing kept yet: the folder does not exist
+    one = {"x": torch.ones(1000, dtype=torch.float64)}  # 8000 bytes
+    assert truth_store.keep("a", one, {}, seconds=30.0)
+    assert truth_store.keep("b", one, one, seconds=30.0)
+    (truth_store.root() / ".new-half-written").mkdir()  # no meta.json: not a kept truth
+    used = truth_store.usage()
+    disk = shutil.disk_usage(truth_store.root())
+    assert (used.kept, used.nbytes, used.budget) == (2, 24000, truth_store.budget_bytes())
+    assert used.floor == int(truth_store.MIN_FREE * disk.total) and 0 < used.free <= disk.total
+    assert used.line().startswith("truths kept on disk: 2, 0.0 of 17.2 GB; disk free ")

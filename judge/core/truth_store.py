@@ -263,6 +263,39 @@ def _make_room(base: Path, allowed: int, worth: float) -> bool:
     return total <= allowed
 
 
+class Usage(NamedTuple):
+    """What the store holds and what it may still take."""
+
+    kept: int  # truths kept
+    nbytes: int  # their bytes
+    budget: int  # the byte budget (TPUZZLE_TRUTH_DISK_MB)
+    free: int  # the disk's free bytes
+    floor: int  # the free bytes the store never goes below (MIN_FREE of the disk)
+
+    def line(self) -> str:
+        gb = 1e9
+        return (
+            f"truths kept on disk: {self.kept}, {self.nbytes / gb:.1f} of {self.budget / gb:.1f}"
+            f" GB; disk free {self.free / gb:.1f} GB, the store's floor {self.floor / gb:.1f} GB"
+        )
+
+
+def usage() -> Usage:
+    """The kept truths (each folder's meta.json) and the disk they lie on."""
+    base = root()
+    kept = nbytes = 0
+    if base.is_dir():
+        for folder in base.iterdir():
+            with contextlib.suppress(OSError, ValueError, KeyError, TypeError):
+                nbytes += json.loads((folder / "meta.json").read_text())["nbytes"]
+                kept += 1
+    where = base
+    while not where.exists():
+        where = where.parent
+    disk = shutil.disk_usage(where)
+    return Usage(kept, nbytes, budget_bytes(), disk.free, int(MIN_FREE * disk.total))
+
+
 def _older_than(path: Path, seconds: float) -> bool:
     try:
         return time.time() - path.stat().st_mtime > seconds

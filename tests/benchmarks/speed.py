@@ -8,7 +8,8 @@ Times, each from a new process as a user would start it:
   and in-process (`--no-server`), with the judge's own phases of each run;
 - the whole catalogue, `tpuzzle bench --jsonl` in one process, with each puzzle's wall time and
   phases as its line arrives, --bench-runs times (on a fresh machine the first compiles every
-  kernel and keeps the slow truths on disk: the second is the warm figure);
+  kernel and keeps the slow truths on disk: the second is the warm figure), each after a line
+  of what the truth store holds and the disk's room (it keeps no more below its floor);
 - grading a class of 40 vector_add submissions on one GPU (tests/benchmarks/grade_class.py).
 The calibration and reference times are cached first by one untimed run, as in the targets.
 """
@@ -26,6 +27,10 @@ from collections import defaultdict
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+
+from judge.core import truth_store  # noqa: E402
+
 PLAIN = ROOT / "puzzles/vector_add/solutions/correct/plain.py"
 TARGETS = {"run": 2.0, "bench": 60.0, "grade": 1.5}
 
@@ -69,6 +74,8 @@ def warm_runs(env: dict, runs: int, modes: tuple[str, ...]) -> None:
 
 def whole_catalogue(env: dict, out: Path) -> None:
     print("\n## tpuzzle bench (every puzzle, one process) --jsonl")
+    # a warm run reads the slow truths back from the disk store, when it had room to keep them
+    print(truth_store.usage().line())
     stream = out / "bench.jsonl"
     wall, _, err = tpuzzle("bench", "--json", "--no-save", "--jsonl", str(stream), env=env)
     totals: dict[str, float] = defaultdict(float)

@@ -199,9 +199,13 @@ DESC_KIND = "tensordesc<fp16[64, 64]>"
 DESCRIPTOR = recorded_descriptor({"buf": "k_ptr", "at": 512}, [16, 64], [64, 64])
 
 
-def test_a_recorded_descriptor_is_rebuilt_on_the_timers_own_buffer():
+@pytest.mark.parametrize(
+    "kind", [DESC_KIND, "tensordesc<fp16[64, 64],NVMMASharedLayout(swizzle_byte_width=128)>"]
+)
+def test_a_recorded_descriptor_is_rebuilt_on_the_timers_own_buffer(kind):
+    """Gluon's too, as one of a plain block: the launcher takes its layout from the kernel."""
     bases = {"k_ptr": (0x7F0000000000, 512 + 16 * 64 * 2)}
-    built = player.Player.resolve(DESCRIPTOR, bases, [], DESC_KIND)
+    built = player.Player.resolve(DESCRIPTOR, bases, [], kind)
     assert built.base.data_ptr() == 0x7F0000000000 + 512
     assert built.base.dtype == torch.float16
     assert list(built.shape) == [16, 64] and list(built.block_shape) == [64, 64]

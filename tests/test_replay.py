@@ -56,7 +56,19 @@ def test_fills_of_scratch_are_replayed_but_nothing_else_is_filled():
         ),
         (
             lambda r: r["kernels"][0]["signature"].append(
-                ["d", "tensordesc<fp16[64, 64],NVMMASharedLayout(swizzle_byte_width=128)>"]
+                ["d", "tensordesc<fp16[64, 64],SwizzledSharedLayout(vec=8)>"]
+            ),
+            "does not replay",
+        ),
+        (
+            lambda r: r["kernels"][0]["signature"].append(
+                ["d", "tensordesc_im2col<fp16[64, 64],NVMMASharedLayout(rank=2)>"]
+            ),
+            "does not replay",
+        ),
+        (
+            lambda r: r["kernels"][0]["signature"].append(
+                ["d", 'tensordesc<fp16[64, 64],NVMMASharedLayout(rank="); system(")>']
             ),
             "does not replay",
         ),
@@ -125,10 +137,17 @@ def test_addresses_become_offsets_into_what_holds_them():
     assert replay.relative(0.5, regions) == {"v": 0.5}
 
 
-def described(**change):
+# What Triton 3.9 names a Gluon descriptor of a cluster of two: its block, then its layout.
+GLUON_KIND = (
+    "tensordesc<fp16[64, 128],NVMMASharedLayout(swizzle_byte_width=128, element_bitwidth=16, "
+    "rank=2, transposed=False, fp4_padded=False, cga_layout=[[1, 0]])>"
+)
+
+
+def described(kind="tensordesc<fp16[64, 128]>", **change):
     """A call whose kernel takes a host tensor descriptor of c_ptr (fp16, 64 x 128 blocks)."""
     desc = recorded_descriptor({"buf": "c_ptr", "at": 256}, [1000, 128], [64, 128], **change)
-    signature = (("c_desc", "tensordesc<fp16[64, 128]>"), ("n", "i32"))
+    signature = (("c_desc", kind), ("n", "i32"))
     return {
         "kernels": [kernel(signature=signature)],
         "scratch": [],
@@ -145,6 +164,18 @@ def test_a_host_tensor_descriptor_is_kept_with_its_base_relative_to_its_buffer()
     assert replay.extent(arg, "tensordesc<fp16[64, 128]>") == 1000 * 128 * 2
     assert replay.descriptor_type("tensordesc<fp8e4nv[128, 64]>") == ("fp8e4nv", [128, 64])
     assert replay.descriptor_type("*fp16") is None
+
+
+def test_a_gluon_descriptor_is_kept_as_one_of_a_plain_block():
+    """Triton's launcher builds the tensor map from the compiled kernel's account of the
+    descriptor, so the layout in its type is checked for form and otherwise not used."""
+    sequence = replay.validated(described(GLUON_KIND))
+    arg = sequence.steps[0]["args"][0]
+    assert arg["desc"] == {"buf": "c_ptr", "at": 256} and arg["block"] == [64, 128]
+    assert replay.descriptor_type(GLUON_KIND) == ("fp16", [64, 128])
+    assert replay.extent(arg, GLUON_KIND) == 1000 * 128 * 2
+    with pytest.raises(NotReplayable, match="not its type's"):
+        replay.validated(described(GLUON_KIND, block=[128, 128]))
 
 
 @pytest.mark.parametrize(

@@ -28,15 +28,22 @@ REASON = "not-replayable"
 MAX_STEPS = 4096  # launches and fills in one call
 MAX_SCRATCH_BYTES = 16 << 30  # scratch one call may allocate, all together
 MAX_GRID = (1 << 31) - 1
-# A Triton signature type: a scalar, a pointer to one, a constexpr slot, or a tensor descriptor
-# of a plain block (no layout: not Gluon's). Nothing else reaches the launcher, which turns these
-# into C.
+# A Triton signature type: a scalar, a pointer to one, a constexpr slot, or a tiled tensor
+# descriptor: of a plain block, or Gluon's, whose type also names its NVMMASharedLayout (keyword
+# arguments of plain values). Nothing else reaches the launcher, which turns these into C. The
+# launcher reads a descriptor's layout from the compiled kernel's account of it
+# (`tensordesc_meta`, checked by the timer), never from this text: a Gluon descriptor is replayed
+# as one of a plain block.
 _SCALAR = (
     r"(i1|i8|i16|i32|i64|u1|u8|u16|u32|u64|"
     r"fp8e4nv|fp8e5|fp8e4b15|fp8e4b8|fp8e5b16|fp16|bf16|fp32|fp64)"
 )
 _TYPE = re.compile(rf"^(\*k?{_SCALAR}|{_SCALAR}|constexpr)$")
-_DESCRIPTOR = re.compile(rf"^tensordesc<{_SCALAR}\[([0-9]{{1,5}}(?:, [0-9]{{1,5}}){{0,4}})\]>$")
+_VALUE = r"(?:True|False|None|[0-9]{1,5}|\[[]\[0-9, ]{0,200}\])"
+_LAYOUT = rf"NVMMASharedLayout\((?:[a-z_][a-z0-9_]{{0,31}}={_VALUE}(?:, )?){{1,12}}\)"
+_DESCRIPTOR = re.compile(
+    rf"^tensordesc<{_SCALAR}\[([0-9]{{1,5}}(?:, [0-9]{{1,5}}){{0,4}})\](?:,{_LAYOUT})?>$"
+)
 # Bytes of an element of each scalar type (a descriptor's extent is counted in elements).
 ELEMENT_BYTES = {
     **dict.fromkeys(("i1", "i8", "u1", "u8", "fp8e4nv", "fp8e5", "fp8e4b15", "fp8e4b8"), 1),
@@ -192,8 +199,8 @@ def _kernel(raw) -> Kernel:
         if not (_TYPE.match(kind) or _DESCRIPTOR.match(kind)):
             raise NotReplayable(
                 f"kernel {name}: argument {arg} is of type {kind!r}, which the judge does not "
-                "replay (scalars, pointers and tensor descriptors of a plain block; no tuples, "
-                "no Gluon descriptors)"[:300]
+                "replay (scalars, pointers and tiled tensor descriptors, Gluon's with an "
+                "NVMMASharedLayout; no tuples, no im2col descriptors)"[:300]
             )
         signature.append((arg, kind))
     return Kernel(key, name, tuple(signature), directory)

@@ -35,10 +35,12 @@ register set while the products run, so that the next products go out as soon as
 Reading them into the same registers instead computes wrong products: a running product would
 read fragments already overwritten.
 
-Judged on an H100 (`python -m judge run matmul FILE --json --no-save`, two rounds alternated):
-1050.6 and 1052.6 us, 0.993x and 0.991x the library timed in the same loop, against 1089.0 and
-1093.0 us (0.958x, 0.955x) for copy_beside.py; raced against cuBLAS TF32 by
-`tests/benchmarks/library_race.py`, 1040.1 us against 1023.1 (0.983x).
+Judged (`python -m judge run matmul FILE --json --no-save`, two rounds alternated with
+copy_beside.py) on an H100: 1050.6 and 1052.6 us, 0.993x and 0.991x the library timed in the same
+loop, against 0.958x and 0.955x for copy_beside.py; on an H200: 1042.2 and 1043.5 us, 1.030x and
+1.017x, against 0.979x and 0.994x. Raced against cuBLAS TF32 by `tests/benchmarks/
+library_race.py`: 1040.1 us against 1023.1 on the H100 (0.983x), 1035.8 against 1015.5 on the
+H200 (0.98x).
 
 Triton's interpreter cannot run Gluon, and TMA needs every row to start on a 16-byte boundary
 (N and K multiples of 4): on the CPU, and for such sizes, solve() runs a plain tiled kernel.

@@ -141,12 +141,9 @@ def ptxas_report(ptx: Path, out: Path) -> str:
     """What ptxas, the one Triton compiles sm_90 with, says of `ptx` with -v."""
     from triton.backends.nvidia import compiler
 
-    try:
-        tool = compiler.get_ptxas(90)
-    except TypeError:  # Triton 3.6 takes no target
-        tool = compiler.get_ptxas()
+    ptxas = compiler.get_ptxas(90).path
     done = subprocess.run(
-        [tool.path, "-arch=sm_90a", "-v", str(ptx), "-o", str(out)], capture_output=True, text=True
+        [ptxas, "-arch=sm_90a", "-v", str(ptx), "-o", str(out)], capture_output=True, text=True
     )
     assert done.returncode == 0, done.stderr[-2000:]
     return done.stderr

@@ -7,6 +7,7 @@ Triton cache, where the judging worker on the GPU would find them.
 
 from __future__ import annotations
 
+import inspect
 import json
 import os
 import subprocess
@@ -149,20 +150,46 @@ def ptxas_report(ptx: Path, out: Path) -> str:
     return done.stderr
 
 
-def test_matmul_swap_compiles_for_hopper_with_no_product_serialised(tmp_path):
-    """matmul's swap_in_registers.py compiles for sm_90 here, and ptxas, given its PTX again,
-    serialises none of its wgmma products: within the 168 registers a thread of a kernel launched
-    as three warp groups, one stage's products in flight while the next are issued is serialised
+def multicast_copies() -> bool:
+    """Whether this Triton's Gluon copies a tile into a cluster's programs at once (3.9 does)."""
+    from triton.experimental.gluon.language.nvidia.hopper import tma
+
+    copy = getattr(tma, "async_load", None)
+    return copy is not None and "multicast" in inspect.signature(copy).parameters
+
+
+MATMUL = ROOT / "puzzles" / "matmul" / "solutions" / "correct"
+
+
+@pytest.mark.parametrize(
+    "name, kernel, k, clusters",
+    [
+        ("swap_in_registers", "matmul_rs_kernel", 512, False),
+        ("clusters_of_two", "matmul_pairs_kernel", 512, True),  # clusters where Triton can
+        ("clusters_of_two", "matmul_pairs_kernel", 516, False),  # K off 128: one program
+    ],
+)
+def test_matmul_swap_compiles_for_hopper_with_no_product_serialised(
+    name, kernel, k, clusters, tmp_path
+):
+    """matmul's swaps compile for sm_90 here, and ptxas, given their PTX again, serialises none
+    of their wgmma products: within the 168 registers a thread of a kernel launched as three
+    warp groups, one stage's products in flight while the next are issued is serialised
     ("Potential Performance Loss: wgmma.mma_async instructions are serialized"), which cost the
-    first drafts of this design 7% of their time (see the file's docstring)."""
-    path = ROOT / "puzzles" / "matmul" / "solutions" / "correct" / "swap_in_registers.py"
-    calls = "[[a, b, c, 512, 512, 512]]"
-    result = compiled_in_a_process(solution_script(path, calls), tmp_path / "cache")
+    first drafts of this design 7% of their time (see swap_in_registers.py's docstring).
+    clusters_of_two.py runs as clusters of two sharing A's tiles by multicast copies where this
+    Triton has them and K is a multiple of 128, and as one program a cluster elsewhere."""
+    calls = f"[[a, b, c, 512, 512, {k}]]"
+    result = compiled_in_a_process(solution_script(MATMUL / f"{name}.py", calls), tmp_path / "c")
     assert result["calls"] == 1 and not result["stopped"]
-    [ptx] = (tmp_path / "cache").rglob("matmul_rs_kernel.ptx")
+    [ptx] = (tmp_path / "c").rglob(f"{kernel}.ptx")
     report = ptxas_report(ptx, tmp_path / "again.cubin")
-    assert "matmul_rs_kernel" in report  # ptxas said what it compiled
+    assert kernel in report  # ptxas said what it compiled
     assert "serialized" not in report, report
+    paired = clusters and multicast_copies()
+    text = ptx.read_text()
+    assert (".reqnctapercluster 2" in text) == paired
+    assert ("multicast::cluster" in text) == paired
 
 
 @confined

@@ -47,6 +47,20 @@ def test_run_report_shows_what_one_call_launched_as_replayed():
     assert "launched:" not in render(report.run_report(sample, rank=None))
 
 
+def test_a_shape_faster_than_the_measured_peak_says_what_the_score_counts_it_at():
+    """A median under its shape's speed-of-light time counts at that time in the score, so the
+    score reads slower than the median: the report says which shape and what it counts."""
+    sample = sample_report()
+    t = sample.timing[0]
+    beyond = replace(sample, timing=(replace(t, floor_ms=t.median_ms * 1.02),))
+    text = " ".join(render(report.run_report(beyond, rank=None)).split())
+    assert f"{t.case} ran faster than the device's measured peak and counts 102.0 us" in text
+    within = replace(sample, timing=(replace(t, floor_ms=t.median_ms * 0.98),))
+    assert "faster than the device's measured peak" not in render(
+        report.run_report(within, rank=None)
+    )
+
+
 def test_catalogue_and_puzzle_page(vector_add):
     assert "vector_add" in render(pages.puzzle_list([vector_add], {}))
     page = render(pages.puzzle_page(vector_add))

@@ -218,13 +218,24 @@ def _timing_notes(report: RunReport, libraries: list[str] | None = None) -> list
         lines.append(
             Text(
                 "score: the geometric mean of the shapes' medians, each at least its "
-                "speed-of-light time; what the run ranks on",
+                "speed-of-light time; what the run ranks on" + _floored(report),
                 style="dim",
             )
         )
     if report.method:
         lines.append(Text(f"timed: {report.method}", style="dim"))
     return lines
+
+
+def _floored(report: RunReport) -> str:
+    """The shapes whose median beat the device's measured peak, which the score counts at their
+    speed-of-light time instead: why a score can read slower than every median."""
+    under = [t for t in report.timing if t.floor_ms and t.median_ms < t.floor_ms]
+    return "".join(
+        f"; {t.case} ran faster than the device's measured peak and counts "
+        f"{t.floor_ms * 1e3:.1f} us"
+        for t in under
+    )
 
 
 def _host(t: Timing) -> str:

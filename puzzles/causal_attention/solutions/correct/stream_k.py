@@ -54,13 +54,16 @@ against 2.7 us for leaving a partial behind. Merging four pieces at a time, or r
 piece back (its own too) so that the merge works in the layout the loads come in, made the
 call slower (judged on an H200: 46.7-47.1 against 46.3-46.6 us).
 
-A piece's arrival reads the row's counter with a plain load before its partial is stored, not
-with an atomic after: the load is in flight while the stores go out, and a piece that finds
-every other one already in knows it is the last without counting itself in. In the clock's
-timelines (H200), leaving a partial behind went from 2.36 to 1.87 us and merging one other
-piece from 3.25 to 2.65 us. Since a row's start now costs less, ROW_COST is 2: judged on an
-H100, 47.5-48.0 us against 48.4-48.9 us (six rounds, alternated; ROW_COST 3 with the read
-48.1-48.3 us, 1 48.7-48.9 us); on an H200 45.4 and 45.5 us against 45.9 and 45.6 us.
+A piece's arrival reads the row's counter with a plain load as its loop ends, not with an
+atomic after its partial is stored, and a piece that finds every other one already in knows it
+is the last without counting itself in. With the load first and the stores after it (while it
+was in flight), in the clock's timelines (H200), leaving a partial behind went from 2.36 to
+1.87 us and merging one other piece from 3.25 to 2.65 us. Since a row's start now costs less,
+ROW_COST is 2: judged on an H100, 47.5-48.0 us against 48.4-48.9 us (six rounds, alternated;
+ROW_COST 3 with the read 48.1-48.3 us, 1 48.7-48.9 us); on an H200 45.4 and 45.5 us against
+45.9 and 45.6 us. A piece that finds every other one in already is the last for sure: it stores
+no partial and no statistics at all, and merges at once from its registers (judged on an H200,
+44.5-44.9 against 44.9-45.1 us, four rounds alternated).
 
 The pieces of a long row end together, and each used to count itself in by a compare-and-swap,
 retried whenever another piece got in first: the last of four could wait on L2 four times. A
@@ -383,33 +386,20 @@ def attention_kernel(
             # The whole row is ours: normalise and store it.
             _store_rows(_normalised(acc, l_i), o_desc, o_ptr, q_offsets, q_mask, r, BLOCK_M, TMA)
         else:
-            # A cut row: leave the partial in this program's slot 0 (the range's first
-            # segment) or slot 1 (its last). All BLOCK_M rows are stored (padding rows hold
-            # finite values, l_i > 0 in every row), so no mask is needed. Normalised, each
-            # value is an average of rows of V, so float16 keeps it within 2^-11 of itself.
-            # The row's counter is read first, by a plain load: nothing waits for its value
-            # until the stores below are issued (an atomic read would stall here). Every
-            # thread loads the word; the largest value any of them saw stands for all, so that
-            # every thread takes the same branch below.
+            # A cut row. The row's counter is read first, by a plain load (an atomic read
+            # would stall here): if every other piece is in already, this one is the last and
+            # merges at once, leaving nothing in scratch. Every thread loads the word; the
+            # largest value any of them saw stands for all, so that every thread takes the
+            # same branch below. While the load is in flight, the partial is made ready:
+            # normalised, each value is an average of rows of V, so float16 keeps it within
+            # 2^-11 of itself.
             seen_v = tl.load(count_ptr + r + offs_i * 0, volatile=True)
-            slot = 2 * pid + (x != start).to(tl.int32)
-            part = part_ptr + slot * (BLOCK_M * BLOCK_D)
-            tl.store(
-                part + offs_i[:, None] * BLOCK_D + offs_d[None, :],
-                _normalised(acc, l_i).to(tl.float16),
-            )
-            stats = stats_ptr + slot * (2 * BLOCK_M)
-            tl.store(stats + offs_i, m_i)
-            tl.store(stats + BLOCK_M + offs_i, l_i)
+            partial = _normalised(acc, l_i).to(tl.float16)
             # The programs that hold a piece of row r: those of its first and last tiles, and
             # every one between (each range holds at least one tile).
             p_first = _program_of(row_first, r, S, units, programs)
             p_last = _program_of(row_first + r, r, S, units, programs)
             pieces = p_last - p_first + 1
-            # Every thread's stores are done (barrier) before one thread's atomic publishes
-            # them (release, GPU scope); its acquire makes the others' partials visible here.
-            tl.debug_barrier()
-            # The counter: TAG times 2^16 plus the pieces arrived, or anything else for none.
             seen = tl.max(seen_v, axis=0)
             tagged = (seen >> 16) == TAG
             if tagged & ((seen & 0xFFFF) == pieces - 1):
@@ -420,6 +410,19 @@ def attention_kernel(
                 tl.atomic_xchg(count_ptr + r, 0, sem="acquire", scope="gpu")
                 last = True
             else:
+                # Leave the partial in this program's slot 0 (the range's first segment) or
+                # slot 1 (its last). All BLOCK_M rows are stored (padding rows hold finite
+                # values, l_i > 0 in every row), so no mask is needed.
+                slot = 2 * pid + (x != start).to(tl.int32)
+                part = part_ptr + slot * (BLOCK_M * BLOCK_D)
+                tl.store(part + offs_i[:, None] * BLOCK_D + offs_d[None, :], partial)
+                stats = stats_ptr + slot * (2 * BLOCK_M)
+                tl.store(stats + offs_i, m_i)
+                tl.store(stats + BLOCK_M + offs_i, l_i)
+                # Every thread's stores are done (barrier) before one thread's atomic publishes
+                # them (release, GPU scope); its acquire makes the others' partials visible here.
+                tl.debug_barrier()
+                # The counter: TAG times 2^16 plus the pieces arrived, or anything else for none.
                 # Tagged, the counter only grows until the last piece resets it: one atomic add
                 # counts this piece in. Untagged, a compare-and-swap from the value read tags
                 # it; if another piece tagged it first, the add counts this one.

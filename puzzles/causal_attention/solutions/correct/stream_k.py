@@ -63,7 +63,8 @@ ROW_COST is 2: judged on an H100, 47.5-48.0 us against 48.4-48.9 us (six rounds,
 ROW_COST 3 with the read 48.1-48.3 us, 1 48.7-48.9 us); on an H200 45.4 and 45.5 us against
 45.9 and 45.6 us. A piece that finds every other one in already is the last for sure: it stores
 no partial and no statistics at all, and merges at once from its registers (judged on an H200,
-44.5-44.9 against 44.9-45.1 us, four rounds alternated).
+44.5-44.9 against 44.9-45.1 us, four rounds alternated; on another H200, 45.0-45.2 against
+45.1-45.4 us, three rounds).
 
 The pieces of a long row end together, and each used to count itself in by a compare-and-swap,
 retried whenever another piece got in first: the last of four could wait on L2 four times. A

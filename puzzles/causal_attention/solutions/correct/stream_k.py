@@ -407,8 +407,10 @@ def attention_kernel(
                 # Every other piece was in when the counter was read, so this one is the last
                 # and need not count itself in. The exchange puts the counter back to zero,
                 # untagged, for whatever uses this memory next, and acquires the others'
-                # partials.
+                # partials. One thread makes the exchange: the barrier after it puts every
+                # thread's reads of the other partials after its acquire.
                 tl.atomic_xchg(count_ptr + r, 0, sem="acquire", scope="gpu")
+                tl.debug_barrier()
                 last = True
             else:
                 # Leave the partial in this program's slot 0 (the range's first segment) or
